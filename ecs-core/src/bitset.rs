@@ -1,0 +1,161 @@
+//! Fixed-width bitsets: an entity's component set and a system's signature.
+//!
+//! The width is chosen by `declare_context!` from the number of components, so
+//! a set is a plain array of words with no allocation and no indirection.
+
+/// A set of component indices, `W` words wide.
+///
+/// An entity's bitset has bit `i` set when the entity holds the component with
+/// index `i`; a system's signature has the bits of every component it reads or
+/// writes. An entity matches a system when its bitset contains the signature.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Bitset<const W: usize>([u64; W]);
+
+impl<const W: usize> Default for Bitset<W> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<const W: usize> Bitset<W> {
+    /// The set with no bit set.
+    pub const EMPTY: Self = Self([0; W]);
+
+    /// The set of the given indices, usable in constants.
+    ///
+    /// # Panics
+    /// When an index does not fit in `W` words (at compile time in a constant).
+    pub const fn from_indices(indices: &[usize]) -> Self {
+        let mut words = [0u64; W];
+        let mut i = 0;
+        while i < indices.len() {
+            let bit = indices[i];
+            assert!(bit < W * 64, "bit index out of the bitset's range");
+            words[bit / 64] |= 1 << (bit % 64);
+            i += 1;
+        }
+        Self(words)
+    }
+
+    /// Sets bit `bit`.
+    #[inline]
+    pub fn insert(&mut self, bit: usize) {
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// Clears bit `bit`.
+    #[inline]
+    pub fn remove(&mut self, bit: usize) {
+        self.0[bit / 64] &= !(1 << (bit % 64));
+    }
+
+    /// Whether bit `bit` is set.
+    #[inline]
+    pub fn contains(&self, bit: usize) -> bool {
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    /// Whether every bit of `other` is set in `self`.
+    #[inline]
+    pub fn contains_all(&self, other: &Self) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| a & b == *b)
+    }
+
+    /// Whether no bit is set.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    /// The indices of the set bits, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut word = word;
+            core::iter::from_fn(move || {
+                if word == 0 {
+                    return None;
+                }
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                Some(w * 64 + bit)
+            })
+        })
+    }
+
+    /// Clears every bit.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.0 = [0; W];
+    }
+}
+
+/// What the runtime needs of a component bitset; implemented by [`Bitset`].
+///
+/// `declare_context!` picks the width; the runtime only uses this interface.
+pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
+    /// Sets bit `bit`.
+    fn insert(&mut self, bit: usize);
+    /// Clears bit `bit`.
+    fn remove(&mut self, bit: usize);
+    /// Whether bit `bit` is set.
+    fn contains(&self, bit: usize) -> bool;
+    /// Whether every bit of `other` is set in `self`.
+    fn contains_all(&self, other: &Self) -> bool;
+    /// Calls `f` with each set bit, in increasing order.
+    fn for_each(&self, f: impl FnMut(usize));
+    /// Clears every bit.
+    fn clear(&mut self);
+}
+
+impl<const W: usize> ComponentSet for Bitset<W> {
+    #[inline]
+    fn insert(&mut self, bit: usize) {
+        Bitset::insert(self, bit)
+    }
+    #[inline]
+    fn remove(&mut self, bit: usize) {
+        Bitset::remove(self, bit)
+    }
+    #[inline]
+    fn contains(&self, bit: usize) -> bool {
+        Bitset::contains(self, bit)
+    }
+    #[inline]
+    fn contains_all(&self, other: &Self) -> bool {
+        Bitset::contains_all(self, other)
+    }
+    fn for_each(&self, f: impl FnMut(usize)) {
+        self.iter().for_each(f)
+    }
+    #[inline]
+    fn clear(&mut self) {
+        Bitset::clear(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_remove_contains_across_words() {
+        let mut b = Bitset::<2>::EMPTY;
+        b.insert(3);
+        b.insert(70);
+        assert!(b.contains(3) && b.contains(70) && !b.contains(4));
+        assert_eq!(b.iter().collect::<Vec<_>>(), vec![3, 70]);
+        b.remove(3);
+        assert_eq!(b.iter().collect::<Vec<_>>(), vec![70]);
+    }
+
+    #[test]
+    fn contains_all_is_subset() {
+        let sig = Bitset::<1>::from_indices(&[1, 2]);
+        let mut e = Bitset::<1>::from_indices(&[1]);
+        assert!(!e.contains_all(&sig));
+        e.insert(2);
+        e.insert(9);
+        assert!(e.contains_all(&sig));
+        assert!(e.contains_all(&Bitset::EMPTY));
+    }
+}

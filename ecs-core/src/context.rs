@@ -1,0 +1,309 @@
+//! The runtime of a declared context: entities, storages, systems, workers.
+
+use crate::bitset::ComponentSet;
+use crate::decl::{Component, ContextDecl, Dispatch, SystemOf};
+use crate::entity::{Entities, Entity, EntityId, Life};
+use crate::error::ContextFull;
+use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
+use crate::proxy::{Data, Defer, Step};
+use crate::storage::Column;
+use crate::system::{Pending, System};
+
+/// The runtime of a context declared with `declare_context!`.
+///
+/// The generated context type dereferences to it; everything happens inside
+/// [`step`](Self::step), whose closure gets a [`Step`] proxy, followed by a
+/// refresh: deferred functions run in order, killed entities are reclaimed,
+/// and new or changed entities are matched to systems.
+///
+/// # Panics and the state after one
+/// A panic in the step closure, a system, a subtask, a deferred function or
+/// an event handler reaches the caller of `step` (systems running beside a
+/// panicking one finish first; nothing deadlocks). The context stays usable
+/// and consistent: every change made before the panic stands, every entity
+/// is matched to exactly the systems it should be before systems run again,
+/// and deferred functions or kills recorded but not yet applied are applied
+/// by the next refresh, except those of the system whose run or deferred
+/// function panicked, which are dropped.
+pub struct Context<Cx: ContextDecl> {
+    pub(crate) entities: Entities<Cx::Bits>,
+    pub(crate) storages: Cx::Storages,
+    pub(crate) systems: Cx::Systems,
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+}
+
+impl<Cx: ContextDecl> Context<Cx> {
+    /// A context with no entities, whose systems hold `states`.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    pub fn new(states: Cx::States) -> Self {
+        let settings = Cx::SETTINGS;
+        let threads = settings
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        let pool = (threads > 1).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("{}-worker-{i}", Cx::NAME))
+                .build()
+                .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
+        });
+        Self {
+            entities: Entities::new(settings.entities),
+            storages: Cx::new_storages(settings.entities),
+            systems: Cx::new_systems(states),
+            pool,
+            threads,
+        }
+    }
+
+    /// Runs `f` with a step proxy, then refreshes; returns what `f` returns.
+    pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
+        self.step_inner(&mut NoEvents, f)
+    }
+
+    /// As [`step`](Self::step), calling the handlers of `events` for the
+    /// subscriptions and reclamations it causes.
+    pub fn step_with<R>(
+        &mut self,
+        events: &mut RefreshEvents<'_, Cx>,
+        f: impl FnOnce(&mut Step<'_, Cx>) -> R,
+    ) -> R {
+        self.step_inner(events, f)
+    }
+
+    fn step_inner<R>(&mut self, events: &mut dyn EventSink, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
+        let r = f(&mut Step::new(Defer { cx: self }, events));
+        self.refresh(events);
+        r
+    }
+
+    /// Number of live entities.
+    pub fn len(&self) -> usize {
+        self.entities.alive_count()
+    }
+
+    /// Whether no entity is alive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the entity is alive.
+    pub fn is_alive(&self, e: Entity) -> bool {
+        self.entities.is_alive(e)
+    }
+
+    /// Number of worker threads systems run on.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The entities system `S` processes, as matched by the last refresh.
+    pub fn subscribers<S: SystemOf<Cx>>(&self) -> &[EntityId] {
+        S::slot(&self.systems).core.subscribers.as_slice()
+    }
+
+    /// The state of system `S`.
+    pub fn system<S: SystemOf<Cx>>(&self) -> &S {
+        // SAFETY: systems run only inside `Step::run_*`, which borrow the
+        // context mutably, so while `&self` lives no system runs and nothing
+        // holds the state's write lock.
+        unsafe { &*S::slot(&self.systems).state.data_ptr() }
+    }
+
+    /// The state of system `S`, mutably.
+    pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
+        S::slot_mut(&mut self.systems).state.get_mut()
+    }
+
+    /// The outputs of the last run of system `S`, one per subtask.
+    pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
+        // SAFETY: as in `system`: no system runs while `&self` lives, so
+        // nothing holds the outputs' write lock.
+        unsafe { &*S::slot(&self.systems).outputs.data_ptr() }
+    }
+
+    #[inline]
+    pub(crate) fn storages(&self) -> &Cx::Storages {
+        &self.storages
+    }
+
+    #[inline]
+    pub(crate) fn systems(&self) -> &Cx::Systems {
+        &self.systems
+    }
+
+    #[inline]
+    pub(crate) fn entities(&self) -> &Entities<Cx::Bits> {
+        &self.entities
+    }
+
+    pub(crate) fn create_entity(&mut self) -> Result<Entity, ContextFull> {
+        self.entities.create().ok_or(ContextFull {
+            limit: self.entities.limit().initial_capacity(),
+        })
+    }
+
+    /// Stores `value` for a live (or dying) id and records it in its bitset.
+    pub(crate) fn insert_component<C: Component<Cx>>(&mut self, id: EntityId, value: C) -> Option<C> {
+        // Insert first, then set the bit: if `insert` panics, the bitset still
+        // claims nothing the storage lacks.
+        let old = C::column_mut(&mut self.storages).insert(id, value);
+        if old.is_none() {
+            self.entities.set_bit(id, C::INDEX, true);
+        }
+        old
+    }
+
+    /// Removes `C` of an id, clearing its bit first.
+    pub(crate) fn remove_component<C: Component<Cx>>(&mut self, id: EntityId) -> Option<C> {
+        if !self.entities.bits(id).contains(C::INDEX) {
+            return None;
+        }
+        self.entities.set_bit(id, C::INDEX, false);
+        C::column_mut(&mut self.storages).remove(id)
+    }
+
+    /// Matches the entities created or changed since the last matching to
+    /// systems: afterwards, system `i` processes exactly the ids that are not
+    /// free and whose bitset contains `SIGNATURES[i]`.
+    fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
+        if !self.entities.has_dirty() {
+            return;
+        }
+        let dirty = self.entities.take_dirty();
+        for &raw in &dirty {
+            let id = EntityId(raw);
+            let life = self.entities.life(raw);
+            let bits = *self.entities.bits(id);
+            let handle = Entity {
+                id,
+                generation: self.entities.generation(raw),
+            };
+            for (i, sig) in Cx::SIGNATURES.iter().enumerate() {
+                let want = life != Life::Free && bits.contains_all(sig);
+                let subs = &mut Cx::slot_core_mut(&mut self.systems, i).subscribers;
+                if want {
+                    if subs.insert(id) && collect {
+                        events.push(Event::Subscribe(i, handle));
+                    }
+                } else if subs.remove(id) && collect {
+                    events.push(Event::Unsubscribe(i, handle));
+                }
+            }
+        }
+        self.entities.restore_dirty_buffer(dirty);
+    }
+
+    /// Runs the selected systems after matching pending entities.
+    pub(crate) fn run_selected<A: ?Sized + Sync>(&mut self, selected: &[bool], args: &A, events: &mut dyn EventSink)
+    where
+        Cx: Dispatch<A>,
+    {
+        let collect = events.wants();
+        let mut fired = Vec::new();
+        self.match_dirty(&mut fired, collect);
+        for e in fired {
+            events.fire(e);
+        }
+        let cx = &*self;
+        crate::schedule::execute::<Cx>(cx.pool.as_ref(), selected, &|i| Cx::dispatch(cx, i, args));
+    }
+
+    /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    #[doc(hidden)]
+    pub fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        let slot = S::slot(&self.systems);
+        slot.state.write().before(args);
+        let ids = slot.core.subscribers.as_slice();
+        let subtasks = if Cx::SETTINGS.inner_parallelism {
+            S::PARALLELISM.subtasks(ids.len(), self.threads)
+        } else {
+            1
+        };
+        let mut outputs: Vec<S::Output> = (0..subtasks).map(|_| S::Output::default()).collect();
+        let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
+        {
+            let state = slot.state.read();
+            let state: &S = &state;
+            let run = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
+                // SAFETY: `ids` are the system's subscribers, distinct (a
+                // sparse set) and matched before any system ran (`run_selected`),
+                // so each holds the system's signature; nothing changes
+                // components while systems run (that needs `&mut self`).
+                // Subtask `i` of `subtasks` gets its own disjoint range. The
+                // scheduler runs only systems the declaration proves
+                // compatible at the same time (`ContextDecl`'s contract).
+                let mut data = unsafe { Data::<Cx, S>::new(self, ids, i, subtasks, output, pending) };
+                state.process(&mut data, args);
+            };
+            let mut work = outputs.iter_mut().zip(pending.iter_mut()).enumerate();
+            if subtasks == 1 || self.pool.is_none() {
+                work.for_each(|(i, (o, p))| run(i, o, p));
+            } else {
+                let run = &run;
+                let first = work.next();
+                rayon::scope(|scope| {
+                    for (i, (o, p)) in work {
+                        scope.spawn(move |_| run(i, o, p));
+                    }
+                    if let Some((i, (o, p))) = first {
+                        run(i, o, p);
+                    }
+                });
+            }
+        }
+        if pending.iter().any(|p| !p.deferred.is_empty() || !p.kills.is_empty()) {
+            let mut gathered = slot.core.pending.lock();
+            for p in pending {
+                gathered.append(p);
+            }
+        }
+        slot.state.write().after(&mut outputs, args);
+        *slot.outputs.write() = outputs;
+    }
+
+    /// Deferred functions, kills, reclamation, matching; then event handlers.
+    fn refresh(&mut self, events: &mut dyn EventSink) {
+        let collect = events.wants();
+        let mut fired = Vec::new();
+        for i in 0..Cx::SYSTEMS.len() {
+            let pending = core::mem::take(Cx::slot_core_mut(&mut self.systems, i).pending.get_mut());
+            for f in pending.deferred {
+                f(&mut Defer { cx: self });
+            }
+            for id in pending.kills {
+                self.entities.kill_id(id);
+            }
+        }
+        if self.entities.has_dying() {
+            let dying = self.entities.take_dying();
+            for &raw in &dying {
+                let id = EntityId(raw);
+                let handle = Entity {
+                    id,
+                    generation: self.entities.generation(raw),
+                };
+                for i in 0..Cx::SYSTEMS.len() {
+                    if Cx::slot_core_mut(&mut self.systems, i).subscribers.remove(id) && collect {
+                        fired.push(Event::Unsubscribe(i, handle));
+                    }
+                }
+                let bits = self.entities.clear_bits(id);
+                bits.for_each(|c| Cx::remove_component(&mut self.storages, c, id));
+                self.entities.free_id(raw);
+                if collect {
+                    fired.push(Event::Reclaim(handle));
+                }
+            }
+            self.entities.restore_dying_buffer(dying);
+        }
+        self.match_dirty(&mut fired, collect);
+        for e in fired {
+            events.fire(e);
+        }
+    }
+}

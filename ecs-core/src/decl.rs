@@ -1,0 +1,142 @@
+//! The traits `declare_context!` implements: what a declaration tells the
+//! runtime about its components, systems and settings.
+//!
+//! They are `unsafe` because the runtime's memory safety rests on them: the
+//! macro implements them only from a validated declaration (see each trait's
+//! `# Safety`). Implementing them by hand is possible but never needed.
+
+use crate::bitset::ComponentSet;
+use crate::context::Context;
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use crate::schedule::Parallelism;
+use crate::storage::Column;
+use crate::system::{SlotCore, SystemSlot};
+
+/// The compile-time settings of a context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// How many entities the context holds, and whether storage may grow.
+    pub entities: EntityLimit,
+    /// Whether systems may be split into subtasks that run in parallel.
+    pub inner_parallelism: bool,
+    /// Worker threads; `None` means one per available core.
+    pub threads: Option<usize>,
+}
+
+/// What the runtime knows of one system of a declaration.
+#[derive(Clone, Copy, Debug)]
+pub struct SystemInfo {
+    /// The system's name in the declaration.
+    pub name: &'static str,
+    /// The type holding the system's state.
+    pub type_name: &'static str,
+    /// The systems named in its `after` list (indices).
+    pub dependencies: &'static [usize],
+    /// The systems that name it in their `after` list (indices).
+    pub dependents: &'static [usize],
+    /// Every system it depends on, directly or not (indices, sorted).
+    pub ancestors: &'static [usize],
+}
+
+/// A declared context: the description `declare_context!` generates.
+///
+/// # Safety
+/// - `SIGNATURES[i]` holds exactly the indices of the components that system
+///   `i` reads or writes, and `SYSTEMS` describes an acyclic graph whose
+///   `ancestors` are the transitive closure of `dependencies`;
+/// - two systems that are not ordered by the graph never access a component
+///   that one of them writes;
+/// - `TOPOLOGICAL` lists every system once, each after its dependencies;
+/// - `remove_component(s, i, id)` removes the value of component `i` (the one
+///   whose [`Component::INDEX`] is `i`) and nothing else;
+/// - `slot_core(s, i)` returns the slot of system `i`.
+pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
+    /// The component bitset type, wide enough for every component.
+    type Bits: ComponentSet;
+    /// The storages of every component.
+    type Storages: Send + Sync + 'static;
+    /// The slots (state, subscribers, outputs) of every system.
+    type Systems: Send + Sync + 'static;
+    /// The initial state of every system, given to the context's constructor.
+    type States;
+
+    /// The context's name.
+    const NAME: &'static str;
+    /// Its settings.
+    const SETTINGS: Settings;
+    /// Component names, by component index.
+    const COMPONENTS: &'static [&'static str];
+    /// Systems, by system index.
+    const SYSTEMS: &'static [SystemInfo];
+    /// Component signature of each system, by system index.
+    const SIGNATURES: &'static [Self::Bits];
+    /// Every system index, each after its dependencies.
+    const TOPOLOGICAL: &'static [usize];
+
+    /// Empty storages for the given limit.
+    fn new_storages(limit: EntityLimit) -> Self::Storages;
+    /// System slots holding the given states.
+    fn new_systems(states: Self::States) -> Self::Systems;
+    /// Removes the value of component `index` for `id`, if any.
+    fn remove_component(storages: &mut Self::Storages, index: usize, id: EntityId);
+    /// The type-erased part of system `index`'s slot.
+    fn slot_core(systems: &Self::Systems, index: usize) -> &SlotCore<Self>;
+    /// The type-erased part of system `index`'s slot, mutably.
+    fn slot_core_mut(systems: &mut Self::Systems, index: usize) -> &mut SlotCore<Self>;
+}
+
+/// A component type of context `Cx`.
+///
+/// # Safety
+/// `INDEX` is this component's index in the declaration (distinct from every
+/// other component's), and `column`/`column_mut` return this component's own
+/// storage, which no other component shares.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component of context `{Cx}`",
+    label = "not declared in `{Cx}`",
+    note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`"
+)]
+pub unsafe trait Component<Cx: ContextDecl>: Sized + Send + Sync + 'static {
+    /// The component's index in the declaration.
+    const INDEX: usize;
+    /// The component's name in the declaration.
+    const NAME: &'static str;
+    /// Where its values live.
+    type Column: Column<Item = Self>;
+    /// Its column.
+    fn column(storages: &Cx::Storages) -> &Self::Column;
+    /// Its column, mutably.
+    fn column_mut(storages: &mut Cx::Storages) -> &mut Self::Column;
+}
+
+/// A system (the type holding its state) of context `Cx`.
+///
+/// # Safety
+/// `INDEX` is the system's index in the declaration, `slot`/`slot_mut` return
+/// its own slot, and `PARALLELISM` is the declared strategy.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system of context `{Cx}`",
+    label = "not declared in `{Cx}`",
+    note = "add a system with type `{Self}` to the `systems` block of `{Cx}`'s `declare_context!`"
+)]
+pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
+    /// The system's index in the declaration.
+    const INDEX: usize;
+    /// How the system splits into subtasks.
+    const PARALLELISM: Parallelism;
+    /// What each subtask produces (`()` unless declared with `output:`).
+    type Output: Default + Send + Sync + 'static;
+    /// Its slot.
+    fn slot(systems: &Cx::Systems) -> &SystemSlot<Cx, Self>;
+    /// Its slot, mutably.
+    fn slot_mut(systems: &mut Cx::Systems) -> &mut SystemSlot<Cx, Self>;
+}
+
+/// Runs system `index` of the context with arguments `A`: the static dispatch
+/// from a system index to its type, generated for every `A` that all systems
+/// accept.
+pub trait Dispatch<A: ?Sized>: ContextDecl {
+    /// Runs system `index` (all its subtasks) with `args`.
+    fn dispatch(cx: &Context<Self>, index: usize, args: &A);
+}

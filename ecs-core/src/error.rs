@@ -1,0 +1,71 @@
+//! Run-time errors and settings values.
+
+use crate::entity::Entity;
+
+/// How many entities a context can hold.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EntityLimit {
+    /// At most this many entities alive or awaiting reclamation; storage for
+    /// all of them is allocated when the context is created and never grows.
+    Fixed(usize),
+    /// Storage starts with room for `initial` entities and grows as needed.
+    Dynamic {
+        /// Room reserved when the context is created.
+        initial: usize,
+    },
+}
+
+impl EntityLimit {
+    /// Room reserved when the context is created.
+    pub fn initial_capacity(self) -> usize {
+        match self {
+            EntityLimit::Fixed(n) => n,
+            EntityLimit::Dynamic { initial } => initial,
+        }
+    }
+
+    /// Whether storage is allocated once and never grows.
+    pub fn is_fixed(self) -> bool {
+        matches!(self, EntityLimit::Fixed(_))
+    }
+}
+
+/// Creating an entity failed: the fixed-size context is full.
+///
+/// Nothing changed; entities killed and reclaimed by a refresh free room.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ContextFull {
+    /// The context's entity limit.
+    pub limit: usize,
+}
+
+impl core::fmt::Display for ContextFull {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "the context is full: its fixed limit of {} entities is reached",
+            self.limit
+        )
+    }
+}
+
+impl std::error::Error for ContextFull {}
+
+/// An operation named an entity that is not alive.
+///
+/// The handle is stale (the entity was reclaimed, maybe its id reused) or the
+/// entity was killed in this step.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct NoSuchEntity(pub Entity);
+
+impl core::fmt::Display for NoSuchEntity {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "entity {} (generation {}) is not alive",
+            self.0.id.0, self.0.generation
+        )
+    }
+}
+
+impl std::error::Error for NoSuchEntity {}

@@ -1,0 +1,104 @@
+//! Refresh events: user handlers called when entities subscribe to or
+//! unsubscribe from systems, and when they are reclaimed (thesis, 12.1).
+
+use crate::decl::{ContextDecl, SystemOf};
+use crate::entity::Entity;
+use core::marker::PhantomData;
+
+type Handler<'e> = Box<dyn FnMut(Entity) + 'e>;
+
+/// Handlers for the events of refreshes, given to
+/// [`Context::step_with`](crate::Context::step_with).
+///
+/// Handlers run after the refresh's changes are all made, in the order the
+/// events happened; an entity reclaimed is reported with its last handle.
+pub struct RefreshEvents<'e, Cx: ContextDecl> {
+    subscribe: Vec<Option<Handler<'e>>>,
+    unsubscribe: Vec<Option<Handler<'e>>>,
+    reclaim: Option<Handler<'e>>,
+    _cx: PhantomData<fn() -> Cx>,
+}
+
+impl<Cx: ContextDecl> Default for RefreshEvents<'_, Cx> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
+    /// No handlers.
+    pub fn new() -> Self {
+        Self {
+            subscribe: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
+            unsubscribe: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
+            reclaim: None,
+            _cx: PhantomData,
+        }
+    }
+
+    /// Calls `f` with each entity that system `S` starts processing.
+    pub fn on_subscribe<S: SystemOf<Cx>>(mut self, f: impl FnMut(Entity) + 'e) -> Self {
+        self.subscribe[S::INDEX] = Some(Box::new(f));
+        self
+    }
+
+    /// Calls `f` with each entity that system `S` stops processing.
+    pub fn on_unsubscribe<S: SystemOf<Cx>>(mut self, f: impl FnMut(Entity) + 'e) -> Self {
+        self.unsubscribe[S::INDEX] = Some(Box::new(f));
+        self
+    }
+
+    /// Calls `f` with each entity reclaimed (its components dropped, its id
+    /// freed).
+    pub fn on_reclaim(mut self, f: impl FnMut(Entity) + 'e) -> Self {
+        self.reclaim = Some(Box::new(f));
+        self
+    }
+}
+
+/// One event of a refresh.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Event {
+    Subscribe(usize, Entity),
+    Unsubscribe(usize, Entity),
+    Reclaim(Entity),
+}
+
+/// Where the runtime reports events: [`RefreshEvents`], or nothing.
+pub(crate) trait EventSink {
+    /// Whether any handler is set (events are collected only then).
+    fn wants(&self) -> bool;
+    /// Calls the handler of one event.
+    fn fire(&mut self, event: Event);
+}
+
+impl<Cx: ContextDecl> EventSink for RefreshEvents<'_, Cx> {
+    fn wants(&self) -> bool {
+        self.reclaim.is_some()
+            || self.subscribe.iter().any(Option::is_some)
+            || self.unsubscribe.iter().any(Option::is_some)
+    }
+
+    fn fire(&mut self, event: Event) {
+        let handler = match event {
+            Event::Subscribe(s, _) => &mut self.subscribe[s],
+            Event::Unsubscribe(s, _) => &mut self.unsubscribe[s],
+            Event::Reclaim(_) => &mut self.reclaim,
+        };
+        if let Some(h) = handler {
+            match event {
+                Event::Subscribe(_, e) | Event::Unsubscribe(_, e) | Event::Reclaim(e) => h(e),
+            }
+        }
+    }
+}
+
+/// No handlers.
+pub(crate) struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn wants(&self) -> bool {
+        false
+    }
+    fn fire(&mut self, _: Event) {}
+}

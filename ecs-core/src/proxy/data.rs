@@ -1,0 +1,270 @@
+//! The data proxy: what a system's subtask may do.
+
+use crate::access::{CanReadShared, DependsOn};
+use crate::context::Context;
+use crate::decl::{Component, ContextDecl, SystemOf};
+use crate::entity::{Entity, EntityId};
+use crate::proxy::Defer;
+use crate::query::{is_valid, Query, SharedQuery};
+use crate::storage::Column;
+use crate::system::Pending;
+use core::ops::{Deref, DerefMut, Range};
+use parking_lot::{MappedRwLockReadGuard, RwLockReadGuard};
+
+/// What a subtask of system `S` may do besides iterating its own entities:
+/// read-only access to any entity, its output, kills, deferred operations, and
+/// its ancestors' state and outputs.
+///
+/// A `View` is handed to the closure of [`Data::for_entities`] beside each
+/// entity's item, and is what a [`Data`] dereferences to.
+pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
+    cx: &'a Context<Cx>,
+    all: &'a [EntityId],
+    range: Range<usize>,
+    subtask: usize,
+    subtasks: usize,
+    output: &'a mut S::Output,
+    pending: &'a mut Pending<Cx>,
+}
+
+/// The data proxy of one subtask of system `S`: its entities, and through
+/// [`View`] (which it dereferences to) everything else the system may touch.
+pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
+    view: View<'a, Cx, S>,
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
+    /// The proxy of subtask `subtask` of `subtasks` over `all`.
+    ///
+    /// # Safety
+    /// - every id in `all` is distinct and holds every component of `S`'s
+    ///   signature for `'a`, during which nothing adds or removes components;
+    /// - for `'a`, the only code touching components `S` writes, for the
+    ///   entities in `all[range]`, is this proxy; other subtasks of `S` get
+    ///   disjoint ranges of the same `all`;
+    /// - systems running at the same time as `S` are compatible with it.
+    pub(crate) unsafe fn new(
+        cx: &'a Context<Cx>,
+        all: &'a [EntityId],
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self {
+        let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
+        Data {
+            view: View {
+                cx,
+                all,
+                range,
+                subtask,
+                subtasks,
+                output,
+                pending,
+            },
+        }
+    }
+
+    /// Calls `f` with the view and the item of query `Q` for each entity of
+    /// this subtask.
+    ///
+    /// `Q` is `&C`, `&mut C`, [`EntityId`] or a tuple of them; mutable items
+    /// are handed out only here, for this subtask's own entities.
+    ///
+    /// # Panics
+    /// Fails to compile (constant evaluation) when `Q` borrows one component
+    /// twice with one borrow mutable.
+    #[inline]
+    pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+        const {
+            assert!(
+                is_valid(Q::ACCESS),
+                "a query may not borrow the same component twice when one borrow is mutable"
+            )
+        };
+        let view = &mut self.view;
+        let all = view.all;
+        let ids = &all[view.range.clone()];
+        let cx = view.cx;
+        let storages = cx.storages();
+        for &id in ids {
+            // SAFETY: `id` is one of this subtask's entities, which hold every
+            // component of the signature (guaranteed by `Data::new`'s
+            // caller), and `Q`'s accesses are within the system's rights
+            // (trait bounds). `Q` itself is conflict-free (`is_valid`); the
+            // item lives for one call of `f`, whose view cannot hand out
+            // mutable borrows nor borrow components this system writes; other
+            // subtasks touch other entities; and no concurrent system
+            // conflicts.
+            let item = unsafe { Q::fetch(storages, id) };
+            f(view, item);
+        }
+    }
+
+    /// Calls `f` with the item of query `Q` for each entity of this subtask:
+    /// [`for_entities`](Self::for_entities) without the view.
+    #[inline]
+    pub fn for_each<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        self.for_entities::<Q>(|_, item| f(item));
+    }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Deref for Data<'a, Cx, S> {
+    type Target = View<'a, Cx, S>;
+    fn deref(&self) -> &Self::Target {
+        &self.view
+    }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> DerefMut for Data<'a, Cx, S> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.view
+    }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
+    /// The entities of this subtask.
+    #[inline]
+    pub fn entities(&self) -> &'a [EntityId] {
+        &self.all[self.range.clone()]
+    }
+
+    /// Every entity of the system, all subtasks together.
+    #[inline]
+    pub fn all_entities(&self) -> &'a [EntityId] {
+        self.all
+    }
+
+    /// The entities of the other subtasks: those before this subtask's slice
+    /// and those after it.
+    #[inline]
+    pub fn other_entities(&self) -> impl Iterator<Item = EntityId> + 'a {
+        let all = self.all;
+        all[..self.range.start]
+            .iter()
+            .chain(&all[self.range.end..])
+            .copied()
+    }
+
+    /// Number of entities of this subtask.
+    #[inline]
+    pub fn entity_count(&self) -> usize {
+        self.range.len()
+    }
+
+    /// Number of entities of the system.
+    #[inline]
+    pub fn all_entity_count(&self) -> usize {
+        self.all.len()
+    }
+
+    /// Number of entities of the other subtasks.
+    #[inline]
+    pub fn other_entity_count(&self) -> usize {
+        self.all.len() - self.range.len()
+    }
+
+    /// This subtask's index, from 0.
+    #[inline]
+    pub fn subtask_index(&self) -> usize {
+        self.subtask
+    }
+
+    /// Number of subtasks the system runs as this time.
+    #[inline]
+    pub fn subtask_count(&self) -> usize {
+        self.subtasks
+    }
+
+    /// Calls `f` with the item of the read-only query `Q` for every entity of
+    /// the system, in every subtask.
+    pub fn for_all_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
+        self.shared_query::<Q>(self.all.iter().copied(), f)
+    }
+
+    /// Calls `f` with the item of the read-only query `Q` for every entity of
+    /// the other subtasks.
+    pub fn for_other_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
+        self.shared_query::<Q>(self.other_entities(), f)
+    }
+
+    fn shared_query<Q: SharedQuery<Cx, S>>(&self, ids: impl Iterator<Item = EntityId>, mut f: impl FnMut(Q::Item<'_>)) {
+        let cx = self.cx;
+        let storages = cx.storages();
+        for id in ids {
+            // SAFETY: `id` is an entity of the system, holding its signature;
+            // `Q` borrows only components the system does not write
+            // (`SharedQuery`), which no concurrent system writes either.
+            f(unsafe { Q::fetch(storages, id) });
+        }
+    }
+
+    /// Component `C` of any entity, if it holds one: only for components the
+    /// system reads and does not write.
+    #[inline]
+    pub fn get<C: Component<Cx>>(&self, id: EntityId) -> Option<&C>
+    where
+        S: CanReadShared<Cx, C>,
+    {
+        // Sound: `S` does not write `C` and no concurrent system writes it.
+        C::column(self.cx.storages()).get(id)
+    }
+
+    /// Whether the entity holds component `C` (a component the system may
+    /// read of any entity).
+    #[inline]
+    pub fn has<C: Component<Cx>>(&self, id: EntityId) -> bool
+    where
+        S: CanReadShared<Cx, C>,
+    {
+        C::column(self.cx.storages()).contains(id)
+    }
+
+    /// The handle of the live entity with this id.
+    #[inline]
+    pub fn handle(&self, id: EntityId) -> Option<Entity> {
+        self.cx.entities().handle(id)
+    }
+
+    /// Whether the handle's entity is alive.
+    #[inline]
+    pub fn is_alive(&self, e: Entity) -> bool {
+        self.cx.entities().is_alive(e)
+    }
+
+    /// This subtask's output.
+    #[inline]
+    pub fn output(&mut self) -> &mut S::Output {
+        self.output
+    }
+
+    /// Kills the entity at the next refresh (harmless if already dead).
+    #[inline]
+    pub fn kill(&mut self, id: EntityId) {
+        self.pending.kills.push(id);
+    }
+
+    /// Queues `f` to run at the next refresh, with a [`Defer`] proxy that can
+    /// create and kill entities and add and remove components. Deferred
+    /// functions run in system order, then subtask order, then call order.
+    pub fn defer(&mut self, f: impl for<'d> FnOnce(&mut Defer<'d, Cx>) + Send + 'static) {
+        self.pending.deferred.push(Box::new(f));
+    }
+
+    /// The state of system `T`, an ancestor of this one.
+    pub fn system<T: SystemOf<Cx>>(&self) -> MappedRwLockReadGuard<'a, T>
+    where
+        S: DependsOn<Cx, T>,
+    {
+        RwLockReadGuard::map(T::slot(self.cx.systems()).state.read(), |s| s)
+    }
+
+    /// The outputs of the last run of system `T`, an ancestor of this one,
+    /// one per subtask.
+    pub fn outputs<T: SystemOf<Cx>>(&self) -> MappedRwLockReadGuard<'a, [T::Output]>
+    where
+        S: DependsOn<Cx, T>,
+    {
+        RwLockReadGuard::map(T::slot(self.cx.systems()).outputs.read(), |o| o.as_slice())
+    }
+}

@@ -1,0 +1,185 @@
+//! Entity and component operations with exclusive access: the defer proxy,
+//! which the step proxy dereferences to.
+
+use crate::context::Context;
+use crate::decl::{Component, ContextDecl};
+use crate::entity::{Entity, EntityId};
+use crate::error::{ContextFull, NoSuchEntity};
+use crate::storage::Column;
+
+/// Exclusive access to a context's entities and components: given to
+/// deferred functions at refresh, and what a [`Step`](crate::Step) proxy
+/// dereferences to.
+///
+/// Changes to an entity's components take effect at once; systems see them
+/// from the next time they run (entities are matched to systems before
+/// systems run and at refresh).
+pub struct Defer<'a, Cx: ContextDecl> {
+    pub(crate) cx: &'a mut Context<Cx>,
+}
+
+/// A set of components added together by [`Defer::spawn`]: a component or a
+/// tuple of up to twelve.
+pub trait Bundle<Cx: ContextDecl> {
+    /// Adds every component of the bundle to a live entity.
+    #[doc(hidden)]
+    fn add_to(self, cx: &mut Context<Cx>, id: EntityId);
+}
+
+macro_rules! bundle {
+    ($($C:ident $i:tt),+) => {
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
+            fn add_to(self, cx: &mut Context<Cx>, id: EntityId) {
+                $( cx.insert_component(id, self.$i); )+
+            }
+        }
+    };
+}
+bundle!(A 0);
+bundle!(A 0, B 1);
+bundle!(A 0, B 1, C 2);
+bundle!(A 0, B 1, C 2, D 3);
+bundle!(A 0, B 1, C 2, D 3, E 4);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
+    /// Creates an entity with no components.
+    ///
+    /// # Errors
+    /// [`ContextFull`] when a fixed-size context holds its limit of entities
+    /// (alive or killed but not yet reclaimed); nothing changes.
+    pub fn create(&mut self) -> Result<Entity, ContextFull> {
+        self.cx.create_entity()
+    }
+
+    /// Creates an entity holding the components of `bundle`.
+    ///
+    /// # Errors
+    /// As [`create`](Self::create); the bundle is dropped.
+    pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
+        let e = self.cx.create_entity()?;
+        bundle.add_to(self.cx, e.id);
+        Ok(e)
+    }
+
+    /// Kills the entity: it reads dead at once, systems stop seeing it and
+    /// its components are dropped at the next refresh. Returns whether it was
+    /// alive; killing a dead entity is harmless.
+    pub fn kill(&mut self, e: Entity) -> bool {
+        self.cx.entities.is_alive(e) && self.cx.entities.kill_id(e.id)
+    }
+
+    /// Whether the entity is alive.
+    pub fn is_alive(&self, e: Entity) -> bool {
+        self.cx.entities.is_alive(e)
+    }
+
+    /// The handle of the live entity with this id.
+    pub fn handle(&self, id: EntityId) -> Option<Entity> {
+        self.cx.entities.handle(id)
+    }
+
+    /// Number of live entities.
+    pub fn len(&self) -> usize {
+        self.cx.entities.alive_count()
+    }
+
+    /// Whether no entity is alive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds component `value` to the entity, returning the value it replaces.
+    ///
+    /// # Errors
+    /// [`NoSuchEntity`] when the entity is dead; `value` is dropped.
+    pub fn add<C: Component<Cx>>(&mut self, e: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
+        if !self.cx.entities.is_alive(e) {
+            return Err(NoSuchEntity(e));
+        }
+        Ok(self.cx.insert_component(e.id, value))
+    }
+
+    /// Removes component `C` from the entity and returns it; `None` when the
+    /// entity is dead or does not hold `C`.
+    pub fn remove<C: Component<Cx>>(&mut self, e: Entity) -> Option<C> {
+        if !self.cx.entities.is_alive(e) {
+            return None;
+        }
+        self.cx.remove_component::<C>(e.id)
+    }
+
+    /// Whether the live entity holds component `C`.
+    pub fn has<C: Component<Cx>>(&self, e: Entity) -> bool {
+        self.cx.entities.is_alive(e) && C::column(&self.cx.storages).contains(e.id)
+    }
+
+    /// Component `C` of the entity; `None` when it is dead or lacks `C`.
+    pub fn get<C: Component<Cx>>(&self, e: Entity) -> Option<&C> {
+        if !self.cx.entities.is_alive(e) {
+            return None;
+        }
+        C::column(&self.cx.storages).get(e.id)
+    }
+
+    /// Component `C` of the entity, mutably; `None` when it is dead or lacks
+    /// `C`.
+    pub fn get_mut<C: Component<Cx>>(&mut self, e: Entity) -> Option<&mut C> {
+        if !self.cx.entities.is_alive(e) {
+            return None;
+        }
+        C::column_mut(&mut self.cx.storages).get_mut(e.id)
+    }
+
+    /// Component `C` of an entity known to hold it.
+    ///
+    /// # Panics
+    /// When the entity is dead or does not hold `C`; the message names both.
+    #[track_caller]
+    pub fn component<C: Component<Cx>>(&self, e: Entity) -> &C {
+        match self.get::<C>(e) {
+            Some(c) => c,
+            None => missing::<Cx, C>(self.cx, e),
+        }
+    }
+
+    /// Component `C` of an entity known to hold it, mutably.
+    ///
+    /// # Panics
+    /// When the entity is dead or does not hold `C`; the message names both.
+    #[track_caller]
+    pub fn component_mut<C: Component<Cx>>(&mut self, e: Entity) -> &mut C {
+        if self.get::<C>(e).is_none() {
+            missing::<Cx, C>(self.cx, e)
+        }
+        self.get_mut::<C>(e).expect("checked above")
+    }
+}
+
+#[cold]
+#[track_caller]
+fn missing<Cx: ContextDecl, C: Component<Cx>>(cx: &Context<Cx>, e: Entity) -> ! {
+    if cx.entities.is_alive(e) {
+        panic!(
+            "entity {} (generation {}) of `{}` has no component `{}`",
+            e.id.0,
+            e.generation,
+            Cx::NAME,
+            C::NAME
+        )
+    } else {
+        panic!(
+            "entity {} (generation {}) of `{}` is not alive (asked for component `{}`)",
+            e.id.0,
+            e.generation,
+            Cx::NAME,
+            C::NAME
+        )
+    }
+}

@@ -1,0 +1,16 @@
+//! Proxies: the only ways user code touches a context's data.
+//!
+//! - [`Step`]: inside [`Context::step`](crate::Context::step), exclusive access to
+//!   everything: entities, components, systems, running systems;
+//! - [`Data`] and [`View`]: inside a system's subtask, the access its
+//!   declaration grants;
+//! - [`Defer`]: inside a deferred function, run at refresh: entity and
+//!   component operations.
+
+pub(crate) mod data;
+pub(crate) mod defer;
+pub(crate) mod step;
+
+pub use data::{Data, View};
+pub use defer::Defer;
+pub use step::Step;

@@ -1,0 +1,143 @@
+//! The step proxy: exclusive access to a context between refreshes.
+
+use crate::decl::{ContextDecl, Dispatch, SystemOf};
+use crate::events::EventSink;
+use crate::proxy::Defer;
+use core::ops::{Deref, DerefMut};
+
+/// What the closure given to [`Context::step`](crate::Context::step) works
+/// with: every operation of [`Defer`] (which it dereferences to), plus
+/// running systems and reading their state and outputs.
+pub struct Step<'a, Cx: ContextDecl> {
+    defer: Defer<'a, Cx>,
+    events: &'a mut (dyn EventSink + 'a),
+}
+
+/// A set of systems to start chains from: a tuple of system types, none of
+/// which depends on another.
+pub trait Roots<Cx: ContextDecl> {
+    /// The systems' indices.
+    const INDICES: &'static [usize];
+}
+
+macro_rules! roots {
+    ($($S:ident),+) => {
+        impl<Cx: ContextDecl, $($S: SystemOf<Cx>),+> Roots<Cx> for ($($S,)+) {
+            const INDICES: &'static [usize] = &[$($S::INDEX),+];
+        }
+    };
+}
+roots!(A);
+roots!(A, B);
+roots!(A, B, C);
+roots!(A, B, C, D);
+roots!(A, B, C, D, E);
+roots!(A, B, C, D, E, F);
+roots!(A, B, C, D, E, F, G);
+roots!(A, B, C, D, E, F, G, H);
+
+/// Whether no root is an ancestor of (or the same as) another.
+const fn independent(systems: &[crate::decl::SystemInfo], roots: &[usize]) -> bool {
+    let mut i = 0;
+    while i < roots.len() {
+        let mut j = 0;
+        while j < roots.len() {
+            if i != j {
+                if roots[i] == roots[j] {
+                    return false;
+                }
+                let anc = systems[roots[j]].ancestors;
+                let mut k = 0;
+                while k < anc.len() {
+                    if anc[k] == roots[i] {
+                        return false;
+                    }
+                    k += 1;
+                }
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl<'a, Cx: ContextDecl> Step<'a, Cx> {
+    pub(crate) fn new(defer: Defer<'a, Cx>, events: &'a mut (dyn EventSink + 'a)) -> Self {
+        Self { defer, events }
+    }
+
+    /// Runs every system, each after its dependencies (in parallel where the
+    /// graph and the settings allow), with `args` passed to each.
+    ///
+    /// Entities created or changed since the last matching are matched to
+    /// systems first.
+    ///
+    /// # Panics
+    /// Re-raises a panic of a system once the systems running beside it have
+    /// finished; systems depending on the one that panicked do not run.
+    pub fn run_all<A: ?Sized + Sync>(&mut self, args: &A)
+    where
+        Cx: Dispatch<A>,
+    {
+        let selected = vec![true; Cx::SYSTEMS.len()];
+        self.defer.cx.run_selected(&selected, args, self.events);
+    }
+
+    /// Runs the chains that start from the systems of the tuple `R`: those
+    /// systems and every system that depends on them, directly or not, each
+    /// after its dependencies (ECST's `execute_systems_from`).
+    ///
+    /// # Panics
+    /// Fails to compile (constant evaluation) when a system of `R` depends
+    /// on another one of `R`. At run time, as [`run_all`](Self::run_all).
+    pub fn run_from<R: Roots<Cx>, A: ?Sized + Sync>(&mut self, args: &A)
+    where
+        Cx: Dispatch<A>,
+    {
+        const {
+            assert!(
+                independent(Cx::SYSTEMS, R::INDICES),
+                "`run_from` needs independent systems: one of them depends on another (or is named twice)"
+            )
+        };
+        let mut selected = vec![false; Cx::SYSTEMS.len()];
+        for &r in R::INDICES {
+            selected[r] = true;
+        }
+        for &i in Cx::TOPOLOGICAL {
+            if !selected[i] && Cx::SYSTEMS[i].dependencies.iter().any(|&d| selected[d]) {
+                selected[i] = true;
+            }
+        }
+        self.defer.cx.run_selected(&selected, args, self.events);
+    }
+
+    /// The state of system `S`.
+    pub fn system<S: SystemOf<Cx>>(&self) -> &S {
+        self.defer.cx.system::<S>()
+    }
+
+    /// The state of system `S`, mutably.
+    pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
+        self.defer.cx.system_mut::<S>()
+    }
+
+    /// The outputs of the last run of system `S`, one per subtask.
+    pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
+        self.defer.cx.outputs::<S>()
+    }
+}
+
+impl<'a, Cx: ContextDecl> Deref for Step<'a, Cx> {
+    type Target = Defer<'a, Cx>;
+    fn deref(&self) -> &Self::Target {
+        &self.defer
+    }
+}
+
+impl<Cx: ContextDecl> DerefMut for Step<'_, Cx> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.defer
+    }
+}

@@ -1,0 +1,157 @@
+//! Queries: what a system's iteration hands out for each entity.
+//!
+//! A query is `&C` (read a component), `&mut C` (modify it), [`EntityId`],
+//! or a tuple of those. Each `&C` needs the system's read right on `C`, each
+//! `&mut C` its write right, checked by trait bounds; a tuple may not borrow
+//! one component twice if one of the borrows is mutable (checked at compile
+//! time by a constant).
+
+use crate::access::{CanRead, CanReadShared, CanWrite};
+use crate::decl::{Component, ContextDecl, SystemOf};
+use crate::entity::EntityId;
+use crate::storage::Column;
+
+/// The access of one query element: component index and whether mutable.
+pub type Access = Option<(usize, bool)>;
+
+/// A query that system `S` of context `Cx` may run over its own entities.
+///
+/// # Safety
+/// `ACCESS` lists every component the fetched item borrows, with `true` for
+/// a mutable borrow; `fetch` borrows nothing else, and only for the given id.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query system `{S}` can run",
+    note = "a query is `&Component`, `&mut Component`, `EntityId`, or a tuple of those, over components the system declares"
+)]
+pub unsafe trait Query<Cx: ContextDecl, S> {
+    /// What each entity yields.
+    type Item<'i>;
+    /// The components borrowed.
+    const ACCESS: &'static [Access];
+    /// The item of entity `id`.
+    ///
+    /// # Safety
+    /// `id` holds every component in `ACCESS`; for the lifetime `'i`, no other
+    /// borrow of those values conflicts with this one (no other mutable
+    /// borrow, and no shared borrow of a component borrowed mutably).
+    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> Self::Item<'i>;
+}
+
+/// A query that only reads components no subtask of `S` writes: it may run
+/// over any entity of the system, including other subtasks' entities.
+///
+/// # Safety
+/// Every access in `ACCESS` is shared, to a component `S` does not write.
+pub unsafe trait SharedQuery<Cx: ContextDecl, S>: Query<Cx, S> {}
+
+// SAFETY: borrows only `C` of `id`, shared.
+unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> for &C {
+    type Item<'i> = &'i C;
+    const ACCESS: &'static [Access] = &[Some((C::INDEX, false))];
+    #[inline(always)]
+    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> &'i C {
+        // SAFETY: the caller guarantees `id` holds `C` and no conflicting
+        // mutable borrow exists for `'i`.
+        unsafe { C::column(storages).get_ptr_unchecked(id).as_ref() }
+    }
+}
+
+// SAFETY: `C` is read-only for `S` (the `CanReadShared` bound).
+unsafe impl<Cx: ContextDecl, S: CanReadShared<Cx, C>, C: Component<Cx>> SharedQuery<Cx, S> for &C {}
+
+// SAFETY: borrows only `C` of `id`, mutably.
+unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> for &mut C {
+    type Item<'i> = &'i mut C;
+    const ACCESS: &'static [Access] = &[Some((C::INDEX, true))];
+    #[inline(always)]
+    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> &'i mut C {
+        // SAFETY: the caller guarantees `id` holds `C` and no other borrow of
+        // it exists for `'i`.
+        unsafe { C::column(storages).get_ptr_unchecked(id).as_mut() }
+    }
+}
+
+// SAFETY: borrows nothing.
+unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Query<Cx, S> for EntityId {
+    type Item<'i> = EntityId;
+    const ACCESS: &'static [Access] = &[None];
+    #[inline(always)]
+    unsafe fn fetch<'i>(_: &'i Cx::Storages, id: EntityId) -> EntityId {
+        id
+    }
+}
+
+// SAFETY: borrows nothing.
+unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> SharedQuery<Cx, S> for EntityId {}
+
+macro_rules! tuple_query {
+    ($($Q:ident),+) => {
+        // SAFETY: the tuple borrows exactly what its elements borrow; the
+        // caller of `fetch` rules out conflicts between them by checking
+        // `ACCESS` with `is_valid`.
+        unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> Query<Cx, S> for ($($Q,)+) {
+            type Item<'i> = ($($Q::Item<'i>,)+);
+            const ACCESS: &'static [Access] = &[$(first($Q::ACCESS)),+];
+            #[inline(always)]
+            unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> Self::Item<'i> {
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { $Q::fetch(storages, id) },)+)
+            }
+        }
+        // SAFETY: every element is a shared query.
+        unsafe impl<Cx: ContextDecl, S, $($Q: SharedQuery<Cx, S>),+> SharedQuery<Cx, S> for ($($Q,)+) {}
+    };
+}
+
+/// The single access of an element query (elements are never tuples).
+const fn first(access: &'static [Access]) -> Access {
+    assert!(access.len() == 1, "queries may not be nested tuples");
+    access[0]
+}
+
+tuple_query!(A);
+tuple_query!(A, B);
+tuple_query!(A, B, C);
+tuple_query!(A, B, C, D);
+tuple_query!(A, B, C, D, E);
+tuple_query!(A, B, C, D, E, F);
+tuple_query!(A, B, C, D, E, F, G);
+tuple_query!(A, B, C, D, E, F, G, H);
+tuple_query!(A, B, C, D, E, F, G, H, I);
+tuple_query!(A, B, C, D, E, F, G, H, I, J);
+tuple_query!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_query!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// Whether a query's accesses are compatible: no component borrowed twice
+/// when one of the borrows is mutable.
+pub const fn is_valid(access: &[Access]) -> bool {
+    let mut i = 0;
+    while i < access.len() {
+        if let Some((a, a_mut)) = access[i] {
+            let mut j = i + 1;
+            while j < access.len() {
+                if let Some((b, b_mut)) = access[j] {
+                    if a == b && (a_mut || b_mut) {
+                        return false;
+                    }
+                }
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validity() {
+        assert!(is_valid(&[Some((0, true)), Some((1, true)), None, None]));
+        assert!(is_valid(&[Some((0, false)), Some((0, false))]));
+        assert!(!is_valid(&[Some((0, false)), Some((0, true))]));
+        assert!(!is_valid(&[Some((2, true)), None, Some((2, true))]));
+    }
+}

@@ -1,0 +1,74 @@
+//! The atomic-counter scheduler (thesis, section 10.3), on rayon.
+//!
+//! Each system to run holds a count of its unfinished dependencies. Systems
+//! with none start at once; finishing a system decrements its dependents'
+//! counts and starts those that reach zero. The caller waits for the whole
+//! graph inside a rayon scope, and a thread that waits in a scope (or in a
+//! system waiting for its own subtasks) runs pending work meanwhile, so no
+//! pool size can deadlock — unlike ECST's blocking waits.
+
+use crate::decl::ContextDecl;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// Runs the systems for which `selected[i]` holds, each after its selected
+/// dependencies, calling `run(i)` for each, on `pool` when given and on the
+/// caller's thread otherwise. Returns when all have finished; a panic in any
+/// of them is re-raised here once the others have stopped.
+pub(crate) fn execute<Cx: ContextDecl>(
+    pool: Option<&rayon::ThreadPool>,
+    selected: &[bool],
+    run: &(dyn Fn(usize) + Sync),
+) {
+    let Some(pool) = pool else {
+        for &i in Cx::TOPOLOGICAL {
+            if selected[i] {
+                run(i);
+            }
+        }
+        return;
+    };
+    // Unfinished selected dependencies of each selected system.
+    let pending: Vec<AtomicUsize> = Cx::SYSTEMS
+        .iter()
+        .map(|s| AtomicUsize::new(s.dependencies.iter().filter(|&&d| selected[d]).count()))
+        .collect();
+    let graph = Graph {
+        pending: &pending,
+        selected,
+        run,
+        systems: Cx::SYSTEMS,
+    };
+    pool.install(|| {
+        rayon::scope(|scope| {
+            for (i, count) in pending.iter().enumerate() {
+                if selected[i] && count.load(Ordering::Relaxed) == 0 {
+                    let graph = &graph;
+                    scope.spawn(move |scope| graph.task(scope, i));
+                }
+            }
+        })
+    });
+}
+
+struct Graph<'a> {
+    pending: &'a [AtomicUsize],
+    selected: &'a [bool],
+    run: &'a (dyn Fn(usize) + Sync),
+    systems: &'static [crate::decl::SystemInfo],
+}
+
+impl<'a> Graph<'a> {
+    fn task<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize)
+    where
+        'a: 's,
+    {
+        (self.run)(i);
+        for &d in self.systems[i].dependents {
+            // AcqRel: the last dependency to finish sees every other
+            // dependency's writes before starting the dependent.
+            if self.selected[d] && self.pending[d].fetch_sub(1, Ordering::AcqRel) == 1 {
+                scope.spawn(move |scope| self.task(scope, d));
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Scheduling: inner parallelism strategies and the dependency-graph executor.
+
+mod executor;
+mod parallelism;
+
+pub(crate) use executor::execute;
+pub use parallelism::Parallelism;
+pub(crate) use parallelism::subtask_range;

@@ -1,0 +1,121 @@
+//! A sparse integer set of entity ids: O(1) insert, remove and lookup, and a
+//! dense array to iterate (thesis, ch. 14).
+//!
+//! ```text
+//! sparse: id -> position in dense     dense: the ids, packed
+//!   [ -, 1, -, 0 ]                       [ 3, 1 ]
+//! ```
+//! Removal swaps the last id into the hole, so the dense order is the order
+//! of insertion except where removals moved an id.
+
+use crate::entity::EntityId;
+
+const ABSENT: u32 = u32::MAX;
+
+/// A set of entity ids with a packed array for iteration.
+///
+/// Invariant: `dense[sparse[id]] == id` for every member, `sparse[id] ==
+/// ABSENT` (or `id >= sparse.len()`) for every other id, and `dense` holds no
+/// id twice.
+#[derive(Default, Debug, Clone)]
+pub struct SparseSet {
+    dense: Vec<EntityId>,
+    sparse: Vec<u32>,
+}
+
+impl SparseSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty set with room for ids below `ids` and `ids` members.
+    pub fn with_capacity(ids: usize) -> Self {
+        Self {
+            dense: Vec::with_capacity(ids),
+            sparse: Vec::with_capacity(ids),
+        }
+    }
+
+    /// Whether `id` is a member.
+    #[inline]
+    pub fn contains(&self, id: EntityId) -> bool {
+        self.sparse.get(id.index()).is_some_and(|&p| p != ABSENT)
+    }
+
+    /// Adds `id`; returns whether it was absent.
+    pub fn insert(&mut self, id: EntityId) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        if id.index() >= self.sparse.len() {
+            self.sparse.resize(id.index() + 1, ABSENT);
+        }
+        self.sparse[id.index()] = self.dense.len() as u32;
+        self.dense.push(id);
+        true
+    }
+
+    /// Removes `id` by moving the last member into its place; returns whether
+    /// it was present.
+    pub fn remove(&mut self, id: EntityId) -> bool {
+        if !self.contains(id) {
+            return false;
+        }
+        let pos = core::mem::replace(&mut self.sparse[id.index()], ABSENT) as usize;
+        let last = self.dense.pop().expect("a member exists");
+        if last != id {
+            self.dense[pos] = last;
+            self.sparse[last.index()] = pos as u32;
+        }
+        true
+    }
+
+    /// The members, packed.
+    #[inline]
+    pub fn as_slice(&self) -> &[EntityId] {
+        &self.dense
+    }
+
+    /// Number of members.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    /// Whether there are no members.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty()
+    }
+
+    /// Removes every member.
+    pub fn clear(&mut self) {
+        for id in self.dense.drain(..) {
+            self.sparse[id.index()] = ABSENT;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_remove_keeps_invariant() {
+        let mut s = SparseSet::new();
+        for i in [5, 1, 9, 3] {
+            assert!(s.insert(EntityId(i)));
+        }
+        assert!(!s.insert(EntityId(9)));
+        assert!(s.remove(EntityId(1)));
+        assert!(!s.remove(EntityId(1)));
+        assert!(!s.remove(EntityId(100)));
+        assert_eq!(s.as_slice(), &[EntityId(5), EntityId(3), EntityId(9)]);
+        for &id in s.as_slice() {
+            assert!(s.contains(id));
+        }
+        s.clear();
+        assert!(s.is_empty() && !s.contains(EntityId(5)));
+    }
+}

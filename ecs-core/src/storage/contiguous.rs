@@ -1,0 +1,170 @@
+//! `contiguous`: one buffer per component, indexed by entity id (SoA).
+
+use super::presence::Presence;
+use super::{Column, Storage};
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+/// One slot per id in a single buffer: the fastest layout to iterate when most
+/// entities hold the component.
+///
+/// Invariants: `present` has the bit of `id` set exactly when `slots[id]` is
+/// initialised (so `id < slots.len()`); with a fixed limit, `slots` was sized
+/// for the limit at creation and never reallocates.
+pub struct Contiguous<T> {
+    slots: Vec<UnsafeCell<MaybeUninit<T>>>,
+    present: Presence,
+}
+
+// SAFETY: sharing a `Contiguous` across threads exposes `&T` through `get` and
+// raw pointers through `get_ptr`; writes through those pointers are
+// coordinated by the scheduler as the `Column` contract describes, so only
+// `T: Send + Sync` is needed, as for a `Vec<T>`.
+unsafe impl<T: Send + Sync> Sync for Contiguous<T> {}
+
+fn uninit_slot<T>() -> UnsafeCell<MaybeUninit<T>> {
+    UnsafeCell::new(MaybeUninit::uninit())
+}
+
+impl<T> Contiguous<T> {
+    /// An empty column with slots for ids below `ids`.
+    pub fn with_capacity(ids: usize) -> Self {
+        let mut slots = Vec::with_capacity(ids);
+        slots.resize_with(ids, uninit_slot);
+        Self {
+            slots,
+            present: Presence::with_capacity(ids),
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
+    fn new(limit: EntityLimit) -> Self {
+        Self::with_capacity(limit.initial_capacity())
+    }
+}
+
+// SAFETY: `present` tracks exactly the initialised slots, so all accessors
+// agree; each id has its own slot in the buffer, inside an `UnsafeCell`; the
+// buffer only moves in `insert` (`&mut self`); `&self` methods touch only the
+// slot asked for.
+unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
+    type Item = T;
+
+    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
+        let i = id.index();
+        if i >= self.slots.len() {
+            let len = (i + 1).max(self.slots.len() * 2);
+            self.slots.resize_with(len, uninit_slot);
+        }
+        let slot = self.slots[i].get_mut();
+        if self.present.set(i, true) {
+            // SAFETY: the presence bit was set, so the slot is initialised.
+            Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
+        } else {
+            slot.write(value);
+            None
+        }
+    }
+
+    fn remove(&mut self, id: EntityId) -> Option<T> {
+        let i = id.index();
+        if !self.present.set(i, false) {
+            return None;
+        }
+        // SAFETY: the bit was set, so the slot is initialised; clearing the
+        // bit first means it is never read again before being rewritten.
+        Some(unsafe { self.slots[i].get_mut().assume_init_read() })
+    }
+
+    #[inline]
+    fn contains(&self, id: EntityId) -> bool {
+        self.present.get(id.index())
+    }
+
+    #[inline]
+    fn get(&self, id: EntityId) -> Option<&T> {
+        // SAFETY: present, so initialised; the column contract's callers never
+        // write an id's value while a shared reference to it exists.
+        self.get_ptr(id).map(|p| unsafe { p.as_ref() })
+    }
+
+    #[inline]
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
+        if !self.contains(id) {
+            return None;
+        }
+        // SAFETY: present, so initialised; `&mut self` excludes other access.
+        Some(unsafe { self.slots[id.index()].get_mut().assume_init_mut() })
+    }
+
+    #[inline]
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
+        if !self.contains(id) {
+            return None;
+        }
+        NonNull::new(self.slots[id.index()].get().cast::<T>())
+    }
+
+    #[inline]
+    unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<T> {
+        debug_assert!(self.contains(id));
+        // SAFETY: the caller guarantees `id` has a value, so `id <
+        // slots.len()` by the presence invariant.
+        let cell = unsafe { self.slots.get_unchecked(id.index()) };
+        // SAFETY: `UnsafeCell::get` never returns null.
+        unsafe { NonNull::new_unchecked(cell.get().cast::<T>()) }
+    }
+}
+
+impl<T> Drop for Contiguous<T> {
+    fn drop(&mut self) {
+        if !core::mem::needs_drop::<T>() {
+            return;
+        }
+        for i in self.present.ones() {
+            // SAFETY: set bits mark initialised slots, each dropped once here.
+            unsafe { self.slots[i].get_mut().assume_init_drop() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc as Rc;
+
+    #[test]
+    fn contract_fixed_and_dynamic() {
+        super::super::tests::exercise(Contiguous::<u64>::new(EntityLimit::Fixed(200)));
+        super::super::tests::exercise(Contiguous::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn fixed_never_reallocates() {
+        let mut c = Contiguous::<u32>::new(EntityLimit::Fixed(64));
+        let base = c.slots.as_ptr();
+        for i in 0..64 {
+            c.insert(EntityId(i), i);
+        }
+        assert_eq!(base, c.slots.as_ptr());
+    }
+
+    #[test]
+    fn drops_every_value_once() {
+        let rc = Rc::new(());
+        {
+            let mut c = Contiguous::<Rc<()>>::with_capacity(0);
+            for i in 0..10 {
+                c.insert(EntityId(i * 3), rc.clone());
+            }
+            drop(c.remove(EntityId(3)));
+            drop(c.insert(EntityId(6), rc.clone()));
+            assert_eq!(Rc::strong_count(&rc), 10);
+        }
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+}

@@ -1,0 +1,287 @@
+//! `grouped`: several components in one buffer of tuples, indexed by id (AoS).
+//!
+//! Each member keeps its own presence bit, so an entity may hold some members
+//! of a group and not others. Members are reached through raw pointers to
+//! their field, never through a reference to the whole tuple, so one system
+//! may write one member of an entity while another reads a different member.
+
+use super::{Column, Storage};
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
+use core::ptr::{addr_of_mut, NonNull};
+
+/// A tuple of component types stored together: `(A, B)` up to eight members.
+///
+/// # Safety
+/// `Slots` is a tuple with one `MaybeUninit` field per member, and
+/// `drop_members` drops exactly the members whose bit is set.
+pub unsafe trait Group: Send + Sync + 'static {
+    /// One possibly-uninitialised field per member.
+    type Slots: Send + Sync;
+    /// Number of members.
+    const LEN: usize;
+    /// Slots with every member uninitialised.
+    fn uninit() -> Self::Slots;
+    /// Drops the members whose bit is set in `mask`.
+    ///
+    /// # Safety
+    /// `slots` is valid for writes and each member named by `mask` is
+    /// initialised; none is used again before being rewritten.
+    unsafe fn drop_members(slots: *mut Self::Slots, mask: u8);
+}
+
+/// Member `I` of a group.
+///
+/// # Safety
+/// `project` returns the address of field `I` of the slots, whose type is
+/// `MaybeUninit<Self::Item>`, and distinct `I` give disjoint fields.
+pub unsafe trait Member<const I: usize>: Group {
+    /// The member's component type.
+    type Item: Send + Sync + 'static;
+    /// The address of member `I` within `slots`, without creating a reference.
+    ///
+    /// # Safety
+    /// `slots` points to a live `Self::Slots`.
+    unsafe fn project(slots: *mut Self::Slots) -> *mut MaybeUninit<Self::Item>;
+}
+
+macro_rules! group {
+    ($len:literal; $($T:ident $i:tt),+) => {
+        // SAFETY: `Slots` has one `MaybeUninit` field per member; the mask
+        // bit `i` guards field `i`.
+        unsafe impl<$($T: Send + Sync + 'static),+> Group for ($($T,)+) {
+            type Slots = ($(MaybeUninit<$T>,)+);
+            const LEN: usize = $len;
+            fn uninit() -> Self::Slots {
+                ($(MaybeUninit::<$T>::uninit(),)+)
+            }
+            unsafe fn drop_members(slots: *mut Self::Slots, mask: u8) {
+                $(
+                    if mask & (1 << $i) != 0 {
+                        // SAFETY: the caller guarantees member `$i` is
+                        // initialised and `slots` valid for writes.
+                        unsafe { (*addr_of_mut!((*slots).$i)).assume_init_drop() };
+                    }
+                )+
+            }
+        }
+        group!(@members ($($T),+); $($T $i),+);
+    };
+    (@members $all:tt; $($T:ident $i:tt),+) => {
+        $( group!(@member $all; $T $i); )+
+    };
+    (@member ($($A:ident),+); $T:ident $i:tt) => {
+        // SAFETY: field `$i` of the slots tuple is `MaybeUninit<$T>`.
+        unsafe impl<$($A: Send + Sync + 'static),+> Member<$i> for ($($A,)+) {
+            type Item = $T;
+            #[inline]
+            unsafe fn project(slots: *mut Self::Slots) -> *mut MaybeUninit<$T> {
+                // SAFETY: the caller guarantees `slots` points to live slots;
+                // `addr_of_mut!` creates no reference.
+                unsafe { addr_of_mut!((*slots).$i) }
+            }
+        }
+    };
+}
+
+group!(2; A 0, B 1);
+group!(3; A 0, B 1, C 2);
+group!(4; A 0, B 1, C 2, D 3);
+group!(5; A 0, B 1, C 2, D 3, E 4);
+group!(6; A 0, B 1, C 2, D 3, E 4, F 5);
+group!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+group!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// One buffer of tuples for a group of components.
+///
+/// Invariants: `masks[id]` has bit `i` set exactly when member `i` of
+/// `slots[id]` is initialised; `slots.len() == masks.len()`; with a fixed
+/// limit both were sized for the limit at creation and never reallocate.
+pub struct Grouped<G: Group> {
+    slots: Vec<UnsafeCell<G::Slots>>,
+    masks: Vec<u8>,
+}
+
+// SAFETY: shared access reads members or hands out raw pointers to single
+// members, whose writes the scheduler coordinates per id and component.
+unsafe impl<G: Group> Sync for Grouped<G> {}
+
+impl<G: Group> Grouped<G> {
+    /// An empty group storage for the given limit.
+    pub fn new(limit: EntityLimit) -> Self {
+        let mut s = Self {
+            slots: Vec::new(),
+            masks: Vec::new(),
+        };
+        s.grow_to(limit.initial_capacity());
+        s
+    }
+
+    fn grow_to(&mut self, len: usize) {
+        if len > self.slots.len() {
+            self.slots.reserve_exact(len - self.slots.len());
+            self.slots.resize_with(len, || UnsafeCell::new(G::uninit()));
+            self.masks.resize(len, 0);
+        }
+    }
+
+    /// The column of member `I`.
+    #[inline]
+    pub fn column<const I: usize>(&self) -> &GroupColumn<G, I>
+    where
+        G: Member<I>,
+    {
+        // SAFETY: `GroupColumn` is a `repr(transparent)` wrapper of `Self`.
+        unsafe { &*(self as *const Self as *const GroupColumn<G, I>) }
+    }
+
+    /// The column of member `I`, mutably.
+    #[inline]
+    pub fn column_mut<const I: usize>(&mut self) -> &mut GroupColumn<G, I>
+    where
+        G: Member<I>,
+    {
+        // SAFETY: `GroupColumn` is a `repr(transparent)` wrapper of `Self`.
+        unsafe { &mut *(self as *mut Self as *mut GroupColumn<G, I>) }
+    }
+
+    #[inline]
+    fn has(&self, id: EntityId, member: usize) -> bool {
+        self.masks
+            .get(id.index())
+            .is_some_and(|m| m & (1 << member) != 0)
+    }
+}
+
+impl<G: Group> Drop for Grouped<G> {
+    fn drop(&mut self) {
+        for (slot, &mask) in self.slots.iter_mut().zip(&self.masks) {
+            if mask != 0 {
+                // SAFETY: the mask names exactly the initialised members.
+                unsafe { G::drop_members(slot.get_mut(), mask) };
+            }
+        }
+    }
+}
+
+/// The view of member `I` of a [`Grouped`] storage as a column.
+#[repr(transparent)]
+pub struct GroupColumn<G: Group, const I: usize>(Grouped<G>);
+
+impl<G: Member<I>, const I: usize> Storage for GroupColumn<G, I> {
+    fn new(limit: EntityLimit) -> Self {
+        GroupColumn(Grouped::new(limit))
+    }
+}
+
+// SAFETY: the member's mask bit tracks its initialisation; each id has its own
+// tuple inside an `UnsafeCell`, and members are disjoint fields reached
+// through raw pointers only; the buffer moves only in `insert` (`&mut self`).
+unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
+    type Item = <G as Member<I>>::Item;
+
+    fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item> {
+        let g = &mut self.0;
+        let i = id.index();
+        if i >= g.slots.len() {
+            g.grow_to((i + 1).max(g.slots.len() * 2));
+        }
+        let was = g.masks[i] & (1 << I) != 0;
+        g.masks[i] |= 1 << I;
+        // SAFETY: `slots[i]` is live and exclusively borrowed.
+        let member = unsafe { &mut *G::project(g.slots[i].get_mut()) };
+        if was {
+            // SAFETY: the bit was set, so the member is initialised.
+            Some(core::mem::replace(unsafe { member.assume_init_mut() }, value))
+        } else {
+            member.write(value);
+            None
+        }
+    }
+
+    fn remove(&mut self, id: EntityId) -> Option<Self::Item> {
+        let g = &mut self.0;
+        if !g.has(id, I) {
+            return None;
+        }
+        g.masks[id.index()] &= !(1 << I);
+        // SAFETY: the bit was set, so the member is initialised; it was
+        // cleared first, so it is not read again before being rewritten.
+        Some(unsafe { (*G::project(g.slots[id.index()].get_mut())).assume_init_read() })
+    }
+
+    #[inline]
+    fn contains(&self, id: EntityId) -> bool {
+        self.0.has(id, I)
+    }
+
+    #[inline]
+    fn get(&self, id: EntityId) -> Option<&Self::Item> {
+        // SAFETY: present, so initialised; callers of the column contract
+        // never write a value while a shared reference to it exists.
+        self.get_ptr(id).map(|p| unsafe { p.as_ref() })
+    }
+
+    #[inline]
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut Self::Item> {
+        let p = self.get_ptr(id)?;
+        // SAFETY: present, so initialised; `&mut self` excludes other access.
+        Some(unsafe { &mut *p.as_ptr() })
+    }
+
+    #[inline]
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<Self::Item>> {
+        if !self.0.has(id, I) {
+            return None;
+        }
+        // SAFETY: `has` implies `id < slots.len()`: the cell is live.
+        let member = unsafe { G::project(self.0.slots[id.index()].get()) };
+        NonNull::new(member.cast())
+    }
+
+    #[inline]
+    unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<Self::Item> {
+        debug_assert!(self.0.has(id, I));
+        // SAFETY: the caller guarantees the member is present, so `id` is in
+        // bounds by the mask invariant.
+        let cell = unsafe { self.0.slots.get_unchecked(id.index()) };
+        // SAFETY: the cell is live; projecting creates no reference.
+        let member = unsafe { G::project(cell.get()) };
+        // SAFETY: a field address inside a live allocation is never null.
+        unsafe { NonNull::new_unchecked(member.cast()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn contract_of_each_member() {
+        super::super::tests::exercise(GroupColumn::<(u64, u8), 0>::new(EntityLimit::Fixed(200)));
+        super::super::tests::exercise(GroupColumn::<(u8, u64, u16), 1>::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
+    }
+
+    #[test]
+    fn members_are_independent_and_dropped() {
+        let rc = Arc::new(());
+        {
+            let mut g = Grouped::<(Arc<()>, u32)>::new(EntityLimit::Dynamic { initial: 1 });
+            g.column_mut::<0>().insert(EntityId(5), rc.clone());
+            g.column_mut::<1>().insert(EntityId(5), 9);
+            g.column_mut::<1>().insert(EntityId(6), 10);
+            g.column_mut::<0>().insert(EntityId(7), rc.clone());
+            assert!(!g.column::<0>().contains(EntityId(6)));
+            assert_eq!(g.column::<1>().get(EntityId(5)), Some(&9));
+            assert_eq!(g.column_mut::<1>().remove(EntityId(5)), Some(9));
+            assert!(g.column::<0>().contains(EntityId(5)));
+            assert_eq!(Arc::strong_count(&rc), 3);
+        }
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
+}

@@ -1,0 +1,91 @@
+//! `hash_map`: a hash map from id to value, for large components that few
+//! entities hold.
+
+use super::{Column, Storage};
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::cell::UnsafeCell;
+use core::ptr::NonNull;
+use rustc_hash::FxHashMap;
+
+/// Memory only for the entities that hold the component; lookups hash the id.
+pub struct HashMapStorage<T> {
+    map: FxHashMap<u32, UnsafeCell<T>>,
+}
+
+// SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
+// whose writes the scheduler coordinates per id; the map's structure changes
+// only under `&mut self`.
+unsafe impl<T: Send + Sync> Sync for HashMapStorage<T> {}
+
+impl<T: Send + Sync + 'static> Storage for HashMapStorage<T> {
+    fn new(_limit: EntityLimit) -> Self {
+        Self {
+            map: FxHashMap::default(),
+        }
+    }
+}
+
+impl<T> HashMapStorage<T> {
+    /// Number of ids holding a value.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no id holds a value.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+// SAFETY: each id owns one `UnsafeCell` in the map; entries move only when the
+// map is modified, which takes `&mut self`; `&self` methods touch only the
+// entry asked for.
+unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
+    type Item = T;
+
+    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
+        self.map
+            .insert(id.0, UnsafeCell::new(value))
+            .map(UnsafeCell::into_inner)
+    }
+
+    fn remove(&mut self, id: EntityId) -> Option<T> {
+        self.map.remove(&id.0).map(UnsafeCell::into_inner)
+    }
+
+    #[inline]
+    fn contains(&self, id: EntityId) -> bool {
+        self.map.contains_key(&id.0)
+    }
+
+    #[inline]
+    fn get(&self, id: EntityId) -> Option<&T> {
+        // SAFETY: callers of the column contract never write a value while a
+        // shared reference to it exists.
+        self.map.get(&id.0).map(|c| unsafe { &*c.get() })
+    }
+
+    #[inline]
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
+        self.map.get_mut(&id.0).map(UnsafeCell::get_mut)
+    }
+
+    #[inline]
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
+        self.map.get(&id.0).and_then(|c| NonNull::new(c.get()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract() {
+        super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Fixed(10)));
+        super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
+    }
+}

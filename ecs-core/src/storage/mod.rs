@@ -1,0 +1,133 @@
+//! Component storage strategies.
+//!
+//! Every component is stored in a [`Column`]: something that maps entity ids
+//! to values. The built-in strategies and user-defined ones implement the same
+//! two traits, [`Column`] (access) and [`Storage`] (construction), so a custom
+//! strategy is as first-class as the built-in ones:
+//!
+//! | strategy | type | layout |
+//! | --- | --- | --- |
+//! | `contiguous` | [`Contiguous`] | one buffer indexed by id (SoA) |
+//! | `grouped` | [`Grouped`] | one buffer of tuples indexed by id (AoS) |
+//! | `sparse_set` | [`SparseSetStorage`] | packed values, id-to-index map, swap-remove |
+//! | `hash_map` | [`HashMapStorage`] | a hash map from id to value, for rare components |
+//! | `tag` | [`Tag`] | no data: presence bits of a zero-sized type |
+//!
+//! # Concurrency contract
+//! While systems run, a column is only shared (`&self`); systems write values
+//! through the raw pointers of [`Column::get_ptr`]. The scheduler guarantees
+//! that no two threads access the value of the same id at the same time unless
+//! both only read, so a column only has to keep distinct ids' values apart and
+//! let writes happen through a shared borrow (values live in `UnsafeCell`s).
+
+mod contiguous;
+mod grouped;
+mod hash_map;
+mod presence;
+mod sparse_set;
+mod tag;
+
+pub use contiguous::Contiguous;
+pub use grouped::{Group, GroupColumn, Grouped, Member};
+pub use hash_map::HashMapStorage;
+pub use sparse_set::SparseSetStorage;
+pub use tag::Tag;
+
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::ptr::NonNull;
+
+/// Access to the values of one component, by entity id.
+///
+/// # Safety
+/// Implementors promise, for every id:
+/// - `contains`, `get`, `get_mut` and `get_ptr` agree on whether the id has a
+///   value;
+/// - the pointer from `get_ptr` (or `get_ptr_unchecked`) is valid for reads and
+///   writes of the id's value until the next call of a `&mut self` method or
+///   the column is dropped, and writing through it while the column is only
+///   shared-borrowed is allowed (the value lives in an `UnsafeCell` or is
+///   zero-sized);
+/// - values of distinct ids never overlap in memory;
+/// - `&self` methods never create a reference to the value of an id other
+///   than the one asked for, and may run on several threads at once.
+pub unsafe trait Column: Send + Sync {
+    /// The component type stored.
+    type Item: Send + Sync + 'static;
+
+    /// Stores `value` for `id`, returning the value it replaces.
+    fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item>;
+
+    /// Removes and returns the value of `id`, if any.
+    fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
+
+    /// Whether `id` has a value.
+    fn contains(&self, id: EntityId) -> bool;
+
+    /// The value of `id`, if any.
+    fn get(&self, id: EntityId) -> Option<&Self::Item>;
+
+    /// The value of `id`, mutably, if any.
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut Self::Item>;
+
+    /// A pointer to the value of `id`, if any; see the trait's contract.
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<Self::Item>>;
+
+    /// A pointer to the value of `id`, without checking that it exists.
+    ///
+    /// # Safety
+    /// `id` must have a value (`contains(id)`).
+    #[inline]
+    unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<Self::Item> {
+        let ptr = self.get_ptr(id);
+        debug_assert!(ptr.is_some(), "get_ptr_unchecked on an id without a value");
+        // SAFETY: the caller guarantees `id` has a value, so `get_ptr` is `Some`.
+        unsafe { ptr.unwrap_unchecked() }
+    }
+}
+
+/// A component storage strategy that a context can create on its own.
+///
+/// Implement it (and [`Column`]) for a type and name it in a declaration with
+/// `Component: custom(MyStorage)`.
+pub trait Storage: Column + Sized {
+    /// An empty storage. With [`EntityLimit::Fixed`], allocate for the limit
+    /// here: a fixed context promises that storage never reallocates.
+    fn new(limit: EntityLimit) -> Self;
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Checks one column type against the contract, with values 0..n.
+    pub(crate) fn exercise<C: Column<Item = u64>>(mut c: C) {
+        let ids = [0u32, 7, 3, 100, 42];
+        for &i in &ids {
+            assert!(!c.contains(EntityId(i)));
+            assert_eq!(c.insert(EntityId(i), i as u64 * 10), None);
+        }
+        assert_eq!(c.insert(EntityId(3), 33), Some(30));
+        for &i in &ids {
+            let want = if i == 3 { 33 } else { i as u64 * 10 };
+            assert_eq!(c.get(EntityId(i)), Some(&want));
+            // SAFETY: no other reference to the value exists here.
+            assert_eq!(unsafe { *c.get_ptr(EntityId(i)).unwrap().as_ptr() }, want);
+            // SAFETY: the id has a value (inserted above).
+            assert_eq!(unsafe { *c.get_ptr_unchecked(EntityId(i)).as_ptr() }, want);
+        }
+        *c.get_mut(EntityId(7)).unwrap() += 1;
+        let p = c.get_ptr(EntityId(42)).unwrap();
+        // SAFETY: `p` is valid until the next `&mut self` call; nothing else
+        // refers to id 42's value.
+        unsafe { *p.as_ptr() += 1 };
+        assert_eq!(c.get(EntityId(42)), Some(&421));
+        assert_eq!(c.remove(EntityId(0)), Some(0));
+        assert_eq!(c.remove(EntityId(0)), None);
+        assert_eq!(c.remove(EntityId(5000)), None);
+        assert_eq!(c.get(EntityId(0)), None);
+        assert_eq!(c.get(EntityId(5000)), None);
+        assert_eq!(c.get(EntityId(7)), Some(&71));
+        assert_eq!(c.get(EntityId(100)), Some(&1000));
+    }
+}

@@ -1,0 +1,133 @@
+//! `sparse_set`: values packed in a dense array, with an id-to-index map and
+//! swap-remove (the component list of seed 001).
+
+use super::{Column, Storage};
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::cell::UnsafeCell;
+use core::ptr::NonNull;
+
+const ABSENT: u32 = u32::MAX;
+
+/// Packed values: memory proportional to the entities that hold the component,
+/// iteration over a dense array, O(1) insert, lookup and removal.
+///
+/// Invariant: `values.len() == owners.len()`; for every stored id,
+/// `owners[index[id]] == id`; every other id maps to `ABSENT` or lies past
+/// `index.len()`.
+pub struct SparseSetStorage<T> {
+    values: Vec<UnsafeCell<T>>,
+    owners: Vec<EntityId>,
+    index: Vec<u32>,
+}
+
+// SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
+// whose writes the scheduler coordinates per id.
+unsafe impl<T: Send + Sync> Sync for SparseSetStorage<T> {}
+
+impl<T> SparseSetStorage<T> {
+    #[inline]
+    fn slot(&self, id: EntityId) -> Option<usize> {
+        match self.index.get(id.index()) {
+            Some(&p) if p != ABSENT => Some(p as usize),
+            _ => None,
+        }
+    }
+
+    /// The ids holding a value, in the packed order.
+    pub fn ids(&self) -> &[EntityId] {
+        &self.owners
+    }
+}
+
+impl<T: Send + Sync + 'static> Storage for SparseSetStorage<T> {
+    fn new(limit: EntityLimit) -> Self {
+        let cap = limit.initial_capacity();
+        Self {
+            values: Vec::with_capacity(cap),
+            owners: Vec::with_capacity(cap),
+            index: vec![ABSENT; cap],
+        }
+    }
+}
+
+// SAFETY: the index map and the packed arrays are kept consistent by every
+// `&mut self` method; each id owns one `UnsafeCell` in `values`; `&self`
+// methods touch only the cell of the id asked for.
+unsafe impl<T: Send + Sync + 'static> Column for SparseSetStorage<T> {
+    type Item = T;
+
+    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
+        if let Some(p) = self.slot(id) {
+            return Some(core::mem::replace(self.values[p].get_mut(), value));
+        }
+        if id.index() >= self.index.len() {
+            self.index.resize(id.index() + 1, ABSENT);
+        }
+        self.index[id.index()] = self.values.len() as u32;
+        self.values.push(UnsafeCell::new(value));
+        self.owners.push(id);
+        None
+    }
+
+    fn remove(&mut self, id: EntityId) -> Option<T> {
+        let p = self.slot(id)?;
+        self.index[id.index()] = ABSENT;
+        let value = self.values.swap_remove(p).into_inner();
+        self.owners.swap_remove(p);
+        if let Some(&moved) = self.owners.get(p) {
+            self.index[moved.index()] = p as u32;
+        }
+        Some(value)
+    }
+
+    #[inline]
+    fn contains(&self, id: EntityId) -> bool {
+        self.slot(id).is_some()
+    }
+
+    #[inline]
+    fn get(&self, id: EntityId) -> Option<&T> {
+        // SAFETY: the cell holds a value; callers of the column contract never
+        // write it while a shared reference exists.
+        self.slot(id).map(|p| unsafe { &*self.values[p].get() })
+    }
+
+    #[inline]
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
+        let p = self.slot(id)?;
+        Some(self.values[p].get_mut())
+    }
+
+    #[inline]
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
+        self.slot(id).and_then(|p| NonNull::new(self.values[p].get()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_fixed_and_dynamic() {
+        super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Fixed(200)));
+        super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
+    }
+
+    #[test]
+    fn swap_remove_keeps_values_packed() {
+        let mut s = SparseSetStorage::<u32>::new(EntityLimit::Dynamic { initial: 0 });
+        for i in 0..5 {
+            s.insert(EntityId(i), i);
+        }
+        s.remove(EntityId(1));
+        assert_eq!(s.ids(), &[EntityId(0), EntityId(4), EntityId(2), EntityId(3)]);
+        assert_eq!(s.get(EntityId(4)), Some(&4));
+        s.remove(EntityId(3));
+        assert_eq!(s.ids().len(), 3);
+        assert_eq!(s.get(EntityId(2)), Some(&2));
+    }
+}

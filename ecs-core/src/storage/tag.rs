@@ -1,0 +1,139 @@
+//! `tag`: components without data, that only mark entities.
+
+use super::presence::Presence;
+use super::{Column, Storage};
+use crate::entity::EntityId;
+use crate::error::EntityLimit;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+/// Presence bits for a zero-sized component type: no memory per value.
+///
+/// A value inserted is kept logically (zero-sized values occupy no memory):
+/// `remove` gives it back and dropping the storage drops the values held.
+///
+/// # Panics
+/// Using it with a type that is not zero-sized fails to compile (a constant
+/// evaluation error names the rule).
+pub struct Tag<T> {
+    present: Presence,
+    _values: PhantomData<T>,
+}
+
+impl<T> Tag<T> {
+    const ZERO_SIZED: () = assert!(
+        core::mem::size_of::<T>() == 0,
+        "a `tag` component must be a zero-sized type (a unit struct); use another storage for data"
+    );
+
+    /// A pointer to "the" value: any aligned non-null pointer is valid for a
+    /// zero-sized type.
+    #[inline]
+    fn dangling() -> NonNull<T> {
+        NonNull::dangling()
+    }
+}
+
+impl<T: Send + Sync + 'static> Storage for Tag<T> {
+    fn new(limit: EntityLimit) -> Self {
+        let () = Self::ZERO_SIZED;
+        Self {
+            present: Presence::with_capacity(limit.initial_capacity()),
+            _values: PhantomData,
+        }
+    }
+}
+
+// SAFETY: values are zero-sized, so they never overlap and any aligned
+// non-null pointer is valid for them; presence bits change only under
+// `&mut self`.
+unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
+    type Item = T;
+
+    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
+        let () = Self::ZERO_SIZED;
+        // The value is moved into the storage: it occupies no memory.
+        core::mem::forget(value);
+        if self.present.set(id.index(), true) {
+            // SAFETY: a value of a zero-sized type was held for this id;
+            // reading it from a dangling pointer moves it out (no bytes read).
+            Some(unsafe { Self::dangling().as_ptr().read() })
+        } else {
+            None
+        }
+    }
+
+    fn remove(&mut self, id: EntityId) -> Option<T> {
+        if self.present.set(id.index(), false) {
+            // SAFETY: as in `insert`: moves out the zero-sized value held.
+            Some(unsafe { Self::dangling().as_ptr().read() })
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn contains(&self, id: EntityId) -> bool {
+        self.present.get(id.index())
+    }
+
+    #[inline]
+    fn get(&self, id: EntityId) -> Option<&T> {
+        // SAFETY: a zero-sized value is held; a dangling pointer is valid for it.
+        self.contains(id).then(|| unsafe { Self::dangling().as_ref() })
+    }
+
+    #[inline]
+    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
+        // SAFETY: as in `get`; zero-sized references never alias any bytes.
+        self.contains(id).then(|| unsafe { Self::dangling().as_mut() })
+    }
+
+    #[inline]
+    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
+        self.contains(id).then(Self::dangling)
+    }
+}
+
+impl<T> Drop for Tag<T> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() {
+            for _ in self.present.ones() {
+                // SAFETY: one zero-sized value is held per set bit; each is
+                // dropped once here.
+                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Marked;
+    impl Drop for Marked {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn presence_and_drops() {
+        {
+            let mut t = Tag::<Marked>::new(EntityLimit::Dynamic { initial: 0 });
+            assert!(t.insert(EntityId(3), Marked).is_none());
+            assert!(t.insert(EntityId(70), Marked).is_none());
+            assert!(t.contains(EntityId(3)) && t.get(EntityId(70)).is_some());
+            assert!(t.get(EntityId(4)).is_none());
+            drop(t.insert(EntityId(3), Marked)); // replaces: the old one drops
+            assert_eq!(DROPS.load(Ordering::SeqCst), 1);
+            drop(t.remove(EntityId(3)));
+            assert_eq!(DROPS.load(Ordering::SeqCst), 2);
+            assert!(t.remove(EntityId(3)).is_none());
+        }
+        assert_eq!(DROPS.load(Ordering::SeqCst), 3, "the storage drops what it holds");
+    }
+}

@@ -1,0 +1,112 @@
+//! Systems: the trait users implement, and the slot a context keeps for each.
+
+use crate::decl::{ContextDecl, SystemOf};
+use crate::entity::EntityId;
+use crate::proxy::{Data, Defer};
+use crate::sparse_set::SparseSet;
+use parking_lot::{Mutex, RwLock};
+
+/// The code of a system, run with arguments `A` (`()` by default).
+///
+/// Running a system calls [`before`](System::before) once, then
+/// [`process`](System::process) once per subtask (in parallel when the
+/// system's parallelism strategy splits it), then [`after`](System::after)
+/// once with every subtask's output — ECST's detailed execution adapter.
+///
+/// ```ignore
+/// impl ecs::System<Particles, f32> for Accelerate {
+///     fn process(&self, data: &mut ecs::Data<'_, Particles, Self>, dt: &f32) {
+///         data.for_each::<(&mut Velocity, &Acceleration)>(|(v, a)| v.0 += a.0 * *dt);
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` cannot run with arguments of type `{A}`",
+    label = "no `impl ecs::System<{Cx}, {A}> for {Self}`",
+    note = "implement `ecs::System<{Cx}, {A}>` for `{Self}`: every system run by `run_all`/`run_from` takes the same arguments"
+)]
+pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
+    /// Runs once before the subtasks, with exclusive access to the state.
+    fn before(&mut self, args: &A) {
+        let _ = args;
+    }
+
+    /// Processes the entities of one subtask.
+    fn process(&self, data: &mut Data<'_, Cx, Self>, args: &A);
+
+    /// Runs once after every subtask finished, with their outputs in subtask
+    /// order; the outputs stay readable (by the step proxy and dependent
+    /// systems) until the system runs again.
+    fn after(&mut self, outputs: &mut [Self::Output], args: &A) {
+        let _ = (outputs, args);
+    }
+}
+
+/// A deferred operation, run at refresh.
+pub(crate) type Deferred<Cx> = Box<dyn for<'a> FnOnce(&mut Defer<'a, Cx>) + Send>;
+
+/// What a system's subtasks left for the next refresh.
+pub(crate) struct Pending<Cx: ContextDecl> {
+    pub(crate) deferred: Vec<Deferred<Cx>>,
+    pub(crate) kills: Vec<EntityId>,
+}
+
+impl<Cx: ContextDecl> Default for Pending<Cx> {
+    fn default() -> Self {
+        Self {
+            deferred: Vec::new(),
+            kills: Vec::new(),
+        }
+    }
+}
+
+impl<Cx: ContextDecl> Pending<Cx> {
+    pub(crate) fn append(&mut self, mut other: Pending<Cx>) {
+        self.deferred.append(&mut other.deferred);
+        self.kills.append(&mut other.kills);
+    }
+}
+
+/// The part of a system's slot that does not depend on its type.
+///
+/// `subscribers` changes only during refresh (`&mut` context); `pending` is
+/// filled by the system's own run and emptied by refresh.
+pub struct SlotCore<Cx: ContextDecl> {
+    pub(crate) subscribers: SparseSet,
+    pub(crate) pending: Mutex<Pending<Cx>>,
+}
+
+/// Everything a context keeps for one system.
+///
+/// The locks are never contended: the scheduler runs a system only after its
+/// dependencies, and only its descendants read its state and outputs, so a
+/// lock is a cheap, safe way to share them between worker threads.
+pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
+    pub(crate) core: SlotCore<Cx>,
+    pub(crate) state: RwLock<S>,
+    pub(crate) outputs: RwLock<Vec<S::Output>>,
+}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
+    /// A slot holding `state`, with no subscribers and no outputs.
+    pub fn new(state: S) -> Self {
+        Self {
+            core: SlotCore {
+                subscribers: SparseSet::new(),
+                pending: Mutex::new(Pending::default()),
+            },
+            state: RwLock::new(state),
+            outputs: RwLock::new(Vec::new()),
+        }
+    }
+
+    /// The type-erased part.
+    pub fn core(&self) -> &SlotCore<Cx> {
+        &self.core
+    }
+
+    /// The type-erased part, mutably.
+    pub fn core_mut(&mut self) -> &mut SlotCore<Cx> {
+        &mut self.core
+    }
+}

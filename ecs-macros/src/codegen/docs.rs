@@ -1,0 +1,72 @@
+//! Generated documentation: what the macro made of the declaration, as
+//! tables on the context type.
+
+use crate::ast::ParallelismExpr;
+use crate::model::{Limit, Model, Storage};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    let v: Vec<String> = items.map(|s| format!("`{s}`")).collect();
+    if v.is_empty() {
+        "—".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn describe(p: &ParallelismExpr) -> String {
+    match p {
+        ParallelismExpr::None => "none".into(),
+        ParallelismExpr::SplitEvenlyPerCore => "split evenly per core".into(),
+        ParallelismExpr::SplitEvery(n) => format!("split every {n} entities"),
+        ParallelismExpr::NoneBelow(t, then) => format!("none below {t} entities, else {}", describe(then)),
+    }
+}
+
+pub fn context_docs(model: &Model) -> TokenStream {
+    let mut doc = String::new();
+    doc.push_str("\n\n# Components\n\n| component | storage | read by | written by |\n| --- | --- | --- | --- |\n");
+    for (i, c) in model.components.iter().enumerate() {
+        let storage = match &c.storage {
+            Storage::Grouped { group, .. } => format!(
+                "grouped with {}",
+                list(model.groups[*group].iter().filter(|&&m| m != i).map(|&m| model.components[m].name.clone()))
+            ),
+            Storage::Custom(t) => format!("custom `{}`", quote!(#t).to_string().replace(' ', "")),
+            s => format!("`{}`", s.keyword()),
+        };
+        let readers = model.systems.iter().filter(|s| s.reads.contains(&i)).map(|s| s.name.to_string());
+        let writers = model.systems.iter().filter(|s| s.writes.contains(&i)).map(|s| s.name.to_string());
+        doc.push_str(&format!("| `{}` | {} | {} | {} |\n", c.name, storage, list(readers), list(writers)));
+    }
+    doc.push_str("\n# Systems\n\n| system | type | reads | writes | after | parallelism | output |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    for s in &model.systems {
+        let par = s.parallelism.map_or("none".to_string(), describe);
+        let output = match s.output {
+            Some(t) => format!("`{}`", quote!(#t).to_string().replace(' ', "")),
+            None => "—".to_string(),
+        };
+        doc.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {} | {} | {} |\n",
+            s.name,
+            s.ty_name,
+            list(s.reads.iter().map(|&c| model.components[c].name.clone())),
+            list(s.writes.iter().map(|&c| model.components[c].name.clone())),
+            list(s.after.iter().map(|&(d, _)| model.systems[d].name.to_string())),
+            par,
+            output,
+        ));
+    }
+    let st = &model.settings;
+    let entities = match st.entities {
+        Limit::Fixed(n) => format!("fixed, {n} entities (allocated once)"),
+        Limit::Dynamic(n) => format!("dynamic, growing from {n}"),
+    };
+    doc.push_str(&format!(
+        "\n# Settings\n\n- entities: {entities}\n- inner parallelism: {}\n- threads: {}\n",
+        if st.inner_parallelism { "allowed" } else { "denied" },
+        st.threads.map_or("one per available core".to_string(), |n| n.to_string()),
+    ));
+    quote!(#[doc = #doc])
+}

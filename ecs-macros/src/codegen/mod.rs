@@ -1,0 +1,199 @@
+//! Emits the context from the model. Codegen decides nothing: every decision
+//! is already in the model.
+
+mod docs;
+mod storage;
+mod systems;
+
+use crate::model::{Limit, Model};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// Names of the generated items.
+pub struct Names {
+    pub context: syn::Ident,
+    pub storages: syn::Ident,
+    pub slots: syn::Ident,
+    pub states: syn::Ident,
+}
+
+impl Names {
+    fn new(model: &Model) -> Self {
+        let name = &model.decl.name;
+        Names {
+            context: name.clone(),
+            storages: format_ident!("__{}Storages", name),
+            slots: format_ident!("__{}Slots", name),
+            states: format_ident!("{}Systems", name),
+        }
+    }
+}
+
+pub fn emit(model: &Model) -> TokenStream {
+    let names = Names::new(model);
+    let storage = storage::emit(model, &names);
+    let systems = systems::emit(model, &names);
+    let context = emit_context(model, &names);
+    quote! {
+        #context
+        #storage
+        #systems
+    }
+}
+
+fn emit_context(model: &Model, names: &Names) -> TokenStream {
+    let Names {
+        context,
+        storages,
+        slots,
+        states,
+    } = names;
+    let attrs = &model.decl.attrs;
+    let vis = &model.decl.vis;
+    let name_str = context.to_string();
+    let docs = docs::context_docs(model);
+    let words = model.bitset_words();
+    let s = &model.settings;
+    let entities = match s.entities {
+        Limit::Fixed(n) => quote!(::ecs::__private::EntityLimit::Fixed(#n)),
+        Limit::Dynamic(n) => quote!(::ecs::__private::EntityLimit::Dynamic { initial: #n }),
+    };
+    let inner = s.inner_parallelism;
+    let threads = match s.threads {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let component_names = model.components.iter().map(|c| &c.name);
+    let system_infos = model.systems.iter().enumerate().map(|(i, sys)| {
+        let name = sys.name.to_string();
+        let ty = &sys.ty_name;
+        let deps = sys.after.iter().map(|&(d, _)| d);
+        let dependents = &model.dependents[i];
+        let ancestors = &model.ancestors[i];
+        quote! {
+            ::ecs::__private::SystemInfo {
+                name: #name,
+                type_name: #ty,
+                dependencies: &[#(#deps),*],
+                dependents: &[#(#dependents),*],
+                ancestors: &[#(#ancestors),*],
+            }
+        }
+    });
+    let signatures = model.systems.iter().map(|sys| {
+        let sig = sys.signature();
+        quote!(::ecs::__private::Bitset::<#words>::from_indices(&[#(#sig),*]))
+    });
+    let topo = &model.topological;
+    let new_storages = storage::new_storages(model, names);
+    let remove_arms = storage::remove_arms(model, names);
+    let (new_slots, core_arms, core_mut_arms) = systems::slot_parts(model, names);
+    quote! {
+        #(#attrs)*
+        #docs
+        #vis struct #context {
+            inner: ::ecs::__private::Context<#context>,
+        }
+
+        impl #context {
+            /// Creates the context with every system in its default state.
+            ///
+            /// # Panics
+            /// When the worker threads cannot be started.
+            #[must_use]
+            #vis fn new() -> Self
+            where
+                for<'__ecs> #states: ::core::default::Default,
+            {
+                Self::with_systems(::core::default::Default::default())
+            }
+
+            /// Creates the context with the given system states.
+            ///
+            /// # Panics
+            /// When the worker threads cannot be started.
+            #[must_use]
+            #vis fn with_systems(systems: #states) -> Self {
+                Self {
+                    inner: ::ecs::__private::Context::new(systems),
+                }
+            }
+        }
+
+        impl ::core::default::Default for #context
+        where
+            for<'__ecs> #states: ::core::default::Default,
+        {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl ::core::ops::Deref for #context {
+            type Target = ::ecs::__private::Context<#context>;
+            fn deref(&self) -> &Self::Target {
+                &self.inner
+            }
+        }
+
+        impl ::core::ops::DerefMut for #context {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.inner
+            }
+        }
+
+        // SAFETY: the model was validated before emission: signatures list
+        // each system's `read` and `write` components; the graph is acyclic
+        // (`check_no_cycles`), `ancestors` is its transitive closure and
+        // `TOPOLOGICAL` a topological order (`Model::build`); unordered
+        // systems have compatible access (`check_no_conflicts`); the
+        // `remove_component` and `slot_core` arms below map each index to its
+        // own component and system.
+        unsafe impl ::ecs::__private::ContextDecl for #context {
+            type Bits = ::ecs::__private::Bitset<#words>;
+            type Storages = #storages;
+            type Systems = #slots;
+            type States = #states;
+
+            const NAME: &'static str = #name_str;
+            const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
+                entities: #entities,
+                inner_parallelism: #inner,
+                threads: #threads,
+            };
+            const COMPONENTS: &'static [&'static str] = &[#(#component_names),*];
+            const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[#(#system_infos),*];
+            const SIGNATURES: &'static [Self::Bits] = &[#(#signatures),*];
+            const TOPOLOGICAL: &'static [usize] = &[#(#topo),*];
+
+            fn new_storages(limit: ::ecs::__private::EntityLimit) -> #storages {
+                #new_storages
+            }
+
+            fn new_systems(states: #states) -> #slots {
+                #new_slots
+            }
+
+            fn remove_component(storages: &mut #storages, index: usize, id: ::ecs::__private::EntityId) {
+                match index {
+                    #(#remove_arms)*
+                    _ => {}
+                }
+            }
+
+            fn slot_core(systems: &#slots, index: usize) -> &::ecs::__private::SlotCore<Self> {
+                match index {
+                    #(#core_arms)*
+                    _ => ::core::panic!("no system with index {} in `{}`", index, #name_str),
+                }
+            }
+
+            fn slot_core_mut(systems: &mut #slots, index: usize) -> &mut ::ecs::__private::SlotCore<Self> {
+                match index {
+                    #(#core_mut_arms)*
+                    _ => ::core::panic!("no system with index {} in `{}`", index, #name_str),
+                }
+            }
+        }
+    }
+}

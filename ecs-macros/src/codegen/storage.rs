@@ -1,0 +1,128 @@
+//! The storages struct and one `Component` implementation per component.
+
+use super::Names;
+use crate::model::{Model, Storage};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+fn field(model: &Model, c: usize) -> syn::Ident {
+    match model.components[c].storage {
+        Storage::Grouped { group, .. } => format_ident!("g{}", group),
+        _ => format_ident!("c{}", c),
+    }
+}
+
+/// The storage type of a component that is not grouped.
+fn storage_type(model: &Model, c: usize) -> TokenStream {
+    let path = model.components[c].path;
+    match &model.components[c].storage {
+        Storage::Contiguous => quote!(::ecs::__private::Contiguous<#path>),
+        Storage::SparseSet => quote!(::ecs::__private::SparseSetStorage<#path>),
+        Storage::HashMap => quote!(::ecs::__private::HashMapStorage<#path>),
+        Storage::Tag => quote!(::ecs::__private::Tag<#path>),
+        Storage::Custom(ty) => quote!(#ty),
+        Storage::Grouped { .. } => unreachable!("groups have their own field"),
+    }
+}
+
+fn group_type(model: &Model, g: usize) -> TokenStream {
+    let paths = model.groups[g].iter().map(|&c| model.components[c].path);
+    quote!((#(#paths,)*))
+}
+
+fn ungrouped<'a>(model: &'a Model<'a>) -> impl Iterator<Item = usize> + 'a {
+    (0..model.components.len()).filter(|&c| !matches!(model.components[c].storage, Storage::Grouped { .. }))
+}
+
+pub fn emit(model: &Model, names: &Names) -> TokenStream {
+    let Names {
+        context, storages, ..
+    } = names;
+    let vis = &model.decl.vis;
+    let single_fields = ungrouped(model).map(|c| {
+        let f = field(model, c);
+        let ty = storage_type(model, c);
+        quote!(#f: #ty,)
+    });
+    let group_fields = (0..model.groups.len()).map(|g| {
+        let f = format_ident!("g{}", g);
+        let ty = group_type(model, g);
+        quote!(#f: ::ecs::__private::Grouped<#ty>,)
+    });
+    let impls = model.components.iter().enumerate().map(|(i, comp)| {
+        let path = comp.path;
+        let name = &comp.name;
+        let f = field(model, i);
+        let (column, get, get_mut) = match comp.storage {
+            Storage::Grouped { group, member } => {
+                let ty = group_type(model, group);
+                (
+                    quote!(::ecs::__private::GroupColumn<#ty, #member>),
+                    quote!(storages.#f.column::<#member>()),
+                    quote!(storages.#f.column_mut::<#member>()),
+                )
+            }
+            _ => (storage_type(model, i), quote!(&storages.#f), quote!(&mut storages.#f)),
+        };
+        quote! {
+            // SAFETY: `INDEX` is this component's position in the declaration,
+            // distinct from every other; `column` returns its own field of the
+            // storages struct (or its own member of a group), used by no
+            // other component.
+            unsafe impl ::ecs::__private::Component<#context> for #path {
+                const INDEX: usize = #i;
+                const NAME: &'static str = #name;
+                type Column = #column;
+                #[inline(always)]
+                fn column(storages: &#storages) -> &Self::Column {
+                    #get
+                }
+                #[inline(always)]
+                fn column_mut(storages: &mut #storages) -> &mut Self::Column {
+                    #get_mut
+                }
+            }
+        }
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        #vis struct #storages {
+            #(#single_fields)*
+            #(#group_fields)*
+        }
+        #(#impls)*
+    }
+}
+
+pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
+    let storages = &names.storages;
+    let singles = ungrouped(model).map(|c| {
+        let f = field(model, c);
+        let ty = storage_type(model, c);
+        quote!(#f: <#ty as ::ecs::__private::Storage>::new(limit),)
+    });
+    let groups = (0..model.groups.len()).map(|g| {
+        let f = format_ident!("g{}", g);
+        quote!(#f: ::ecs::__private::Grouped::new(limit),)
+    });
+    quote!(#storages { #(#singles)* #(#groups)* })
+}
+
+pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+    let context = &names.context;
+    model
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, comp)| {
+            let path = comp.path;
+            quote! {
+                #i => ::core::mem::drop(::ecs::__private::Column::remove(
+                    <#path as ::ecs::__private::Component<#context>>::column_mut(storages),
+                    id,
+                )),
+            }
+        })
+        .collect()
+}

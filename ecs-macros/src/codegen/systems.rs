@@ -1,0 +1,147 @@
+//! The system states struct, the slots struct, one `SystemOf` per system,
+//! the access rights of each system, and the dispatch from index to type.
+
+use super::Names;
+use crate::ast::ParallelismExpr;
+use crate::model::Model;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+fn parallelism(p: Option<&ParallelismExpr>) -> TokenStream {
+    match p {
+        None | Some(ParallelismExpr::None) => quote!(::ecs::__private::Parallelism::None),
+        Some(ParallelismExpr::SplitEvenlyPerCore) => {
+            quote!(::ecs::__private::Parallelism::SplitEvenlyPerCore)
+        }
+        Some(ParallelismExpr::SplitEvery(n)) => quote!(::ecs::__private::Parallelism::SplitEvery(#n)),
+        Some(ParallelismExpr::NoneBelow(t, then)) => {
+            let then = parallelism(Some(then));
+            quote!(::ecs::__private::Parallelism::NoneBelow { threshold: #t, otherwise: &#then })
+        }
+    }
+}
+
+pub fn emit(model: &Model, names: &Names) -> TokenStream {
+    let Names {
+        context,
+        slots,
+        states,
+        ..
+    } = names;
+    let vis = &model.decl.vis;
+    let state_fields = model.systems.iter().map(|s| {
+        let name = s.name;
+        let ty = s.ty;
+        let attrs = &s.entry.attrs;
+        quote!(#(#attrs)* pub #name: #ty,)
+    });
+    let tys: Vec<_> = model.systems.iter().map(|s| s.ty).collect();
+    let sys_names: Vec<_> = model.systems.iter().map(|s| s.name).collect();
+    let slot_fields = (0..model.systems.len()).map(|i| {
+        let f = format_ident!("s{}", i);
+        let ty = tys[i];
+        quote!(#f: ::ecs::__private::SystemSlot<#context, #ty>,)
+    });
+    let system_impls = model.systems.iter().enumerate().map(|(i, s)| {
+        let ty = s.ty;
+        let f = format_ident!("s{}", i);
+        let par = parallelism(s.parallelism);
+        let output = match s.output {
+            Some(t) => quote!(#t),
+            None => quote!(()),
+        };
+        let reads = s.signature().map(|c| model.components[c].path);
+        let writes = s.writes.iter().map(|&c| model.components[c].path);
+        let shared = s.reads.iter().map(|&c| model.components[c].path);
+        let ancestors = model.ancestors[i].iter().map(|&a| model.systems[a].ty);
+        quote! {
+            // SAFETY: `INDEX` is this system's position in the declaration,
+            // `slot` returns its own field, `PARALLELISM` is as declared.
+            unsafe impl ::ecs::__private::SystemOf<#context> for #ty {
+                const INDEX: usize = #i;
+                const PARALLELISM: ::ecs::__private::Parallelism = #par;
+                type Output = #output;
+                #[inline(always)]
+                fn slot(systems: &#slots) -> &::ecs::__private::SystemSlot<#context, Self> {
+                    &systems.#f
+                }
+                #[inline(always)]
+                fn slot_mut(systems: &mut #slots) -> &mut ::ecs::__private::SystemSlot<#context, Self> {
+                    &mut systems.#f
+                }
+            }
+            // SAFETY: each component is in this system's `read` or `write`
+            // list, and `check_no_conflicts` proved that no system unordered
+            // with this one writes it.
+            #(unsafe impl ::ecs::__private::CanRead<#context, #reads> for #ty {})*
+            // SAFETY: each component is in `write`, and `check_no_conflicts`
+            // proved that no system unordered with this one reads or writes it.
+            #(unsafe impl ::ecs::__private::CanWrite<#context, #writes> for #ty {})*
+            // SAFETY: each component is in `read` and not in `write`
+            // (`check_read_write_overlap`), so no subtask of this system writes it.
+            #(unsafe impl ::ecs::__private::CanReadShared<#context, #shared> for #ty {})*
+            // SAFETY: each system named here is an ancestor in the validated
+            // graph (`Model::ancestors`).
+            #(unsafe impl ::ecs::__private::DependsOn<#context, #ancestors> for #ty {})*
+        }
+    });
+    let indices = 0..model.systems.len();
+    let states_doc = format!(
+        "The state of every system of [`{context}`], given to [`{context}::with_systems`]."
+    );
+    quote! {
+        #[doc = #states_doc]
+        #vis struct #states {
+            #(#state_fields)*
+        }
+
+        impl ::core::default::Default for #states
+        where
+            #(for<'__ecs> #tys: ::core::default::Default,)*
+        {
+            fn default() -> Self {
+                Self {
+                    #(#sys_names: ::core::default::Default::default(),)*
+                }
+            }
+        }
+
+        #[doc(hidden)]
+        #vis struct #slots {
+            #(#slot_fields)*
+        }
+
+        #(#system_impls)*
+
+        impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A> for #context
+        where
+            #(#tys: ::ecs::__private::System<#context, __A>,)*
+        {
+            fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+                match index {
+                    #(#indices => cx.run_system::<#tys, __A>(args),)*
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The slots' constructor and the `slot_core` match arms.
+pub fn slot_parts(model: &Model, names: &Names) -> (TokenStream, Vec<TokenStream>, Vec<TokenStream>) {
+    let slots = &names.slots;
+    let fields: Vec<_> = (0..model.systems.len()).map(|i| format_ident!("s{}", i)).collect();
+    let sys_names = model.systems.iter().map(|s| s.name);
+    let new = quote!(#slots { #(#fields: ::ecs::__private::SystemSlot::new(states.#sys_names),)* });
+    let core = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| quote!(#i => systems.#f.core(),))
+        .collect();
+    let core_mut = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| quote!(#i => systems.#f.core_mut(),))
+        .collect();
+    (new, core, core_mut)
+}

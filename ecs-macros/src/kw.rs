@@ -1,0 +1,42 @@
+//! The DSL's keywords, in one place.
+
+syn::custom_keyword!(context);
+syn::custom_keyword!(settings);
+syn::custom_keyword!(components);
+syn::custom_keyword!(systems);
+
+/// Setting keys.
+pub const ENTITIES: &str = "entities";
+pub const INNER_PARALLELISM: &str = "inner_parallelism";
+pub const THREADS: &str = "threads";
+
+/// Setting values.
+pub const FIXED: &str = "fixed";
+pub const DYNAMIC: &str = "dynamic";
+pub const ALLOW: &str = "allow";
+pub const DENY: &str = "deny";
+pub const AUTO: &str = "auto";
+
+/// Storage strategies.
+pub const CONTIGUOUS: &str = "contiguous";
+pub const GROUPED: &str = "grouped";
+pub const SPARSE_SET: &str = "sparse_set";
+pub const HASH_MAP: &str = "hash_map";
+pub const TAG: &str = "tag";
+pub const CUSTOM: &str = "custom";
+
+/// System keys.
+pub const READ: &str = "read";
+pub const WRITE: &str = "write";
+pub const AFTER: &str = "after";
+pub const PARALLELISM: &str = "parallelism";
+pub const OUTPUT: &str = "output";
+
+/// Parallelism strategies.
+pub const NONE: &str = "none";
+pub const SPLIT_EVENLY_PER_CORE: &str = "split_evenly_per_core";
+pub const SPLIT_EVERY: &str = "split_every";
+pub const NONE_BELOW: &str = "none_below";
+
+/// Default entity capacity reserved by `dynamic` without a number.
+pub const DEFAULT_DYNAMIC_CAPACITY: usize = 1024;

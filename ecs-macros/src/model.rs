@@ -1,0 +1,318 @@
+//! The declaration's meaning: components with their storages, systems with
+//! their access and dependencies, the dependency graph. Names are resolved
+//! here (unknown ones are reported through `validate`); codegen reads only
+//! this.
+
+use crate::ast::{self, Declaration, ParallelismExpr, SettingValue, SystemField};
+use crate::ctxt::Ctxt;
+use crate::kw;
+use crate::validate;
+use quote::ToTokens;
+use syn::{Attribute, Ident, Path, Type};
+
+pub struct Model<'a> {
+    pub decl: &'a Declaration,
+    pub settings: Settings,
+    pub components: Vec<Component<'a>>,
+    /// Component indices of each `grouped` entry.
+    pub groups: Vec<Vec<usize>>,
+    pub systems: Vec<System<'a>>,
+    /// Every system, each after its dependencies.
+    pub topological: Vec<usize>,
+    /// Transitive dependencies of each system, sorted.
+    pub ancestors: Vec<Vec<usize>>,
+    /// Systems naming each system in `after`.
+    pub dependents: Vec<Vec<usize>>,
+}
+
+pub struct Settings {
+    pub entities: Limit,
+    pub inner_parallelism: bool,
+    pub threads: Option<usize>,
+}
+
+pub enum Limit {
+    Fixed(usize),
+    Dynamic(usize),
+}
+
+pub struct Component<'a> {
+    pub path: &'a Path,
+    /// The type as written, for messages and docs.
+    pub name: String,
+    pub storage: Storage<'a>,
+    pub attrs: &'a [Attribute],
+}
+
+pub enum Storage<'a> {
+    Contiguous,
+    Grouped { group: usize, member: usize },
+    SparseSet,
+    HashMap,
+    Tag,
+    Custom(&'a Type),
+}
+
+impl Storage<'_> {
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Storage::Contiguous => kw::CONTIGUOUS,
+            Storage::Grouped { .. } => kw::GROUPED,
+            Storage::SparseSet => kw::SPARSE_SET,
+            Storage::HashMap => kw::HASH_MAP,
+            Storage::Tag => kw::TAG,
+            Storage::Custom(_) => kw::CUSTOM,
+        }
+    }
+}
+
+pub struct System<'a> {
+    pub entry: &'a ast::SystemEntry,
+    pub name: &'a Ident,
+    pub ty: &'a Path,
+    pub ty_name: String,
+    /// Components in `read` (not in `write`).
+    pub reads: Vec<usize>,
+    /// Components in `write`.
+    pub writes: Vec<usize>,
+    /// Systems in `after`, with the token naming each.
+    pub after: Vec<(usize, &'a Path)>,
+    pub parallelism: Option<&'a ParallelismExpr>,
+    pub output: Option<&'a Type>,
+}
+
+impl System<'_> {
+    /// Every component the system accesses: reads then writes.
+    pub fn signature(&self) -> impl Iterator<Item = usize> + '_ {
+        self.reads.iter().chain(&self.writes).copied()
+    }
+}
+
+/// A type path as written, without spaces: the key names are compared by.
+pub fn path_key(path: &Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+impl<'a> Model<'a> {
+    pub fn build(decl: &'a Declaration, cx: &mut Ctxt) -> Self {
+        let settings = settings(decl, cx);
+        let (components, groups) = components(decl, cx);
+        let systems = systems(decl, &components, cx);
+        let dependents = (0..systems.len())
+            .map(|i| {
+                (0..systems.len())
+                    .filter(|&j| systems[j].after.iter().any(|&(d, _)| d == i))
+                    .collect()
+            })
+            .collect();
+        let mut model = Model {
+            decl,
+            settings,
+            components,
+            groups,
+            systems,
+            topological: Vec::new(),
+            ancestors: Vec::new(),
+            dependents,
+        };
+        validate::check_no_cycles(&model, cx);
+        model.topological = model.topological_order();
+        model.ancestors = model.compute_ancestors();
+        model
+    }
+
+    /// Kahn's algorithm, lowest index first; systems on a cycle come last.
+    fn topological_order(&self) -> Vec<usize> {
+        let n = self.systems.len();
+        let mut missing: Vec<usize> = self.systems.iter().map(|s| s.after.len()).collect();
+        let mut done = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        while order.len() < n {
+            let Some(next) = (0..n).find(|&i| !done[i] && missing[i] == 0) else {
+                order.extend((0..n).filter(|&i| !done[i]));
+                break;
+            };
+            done[next] = true;
+            order.push(next);
+            for &d in &self.dependents[next] {
+                missing[d] -= self.systems[d].after.iter().filter(|&&(a, _)| a == next).count();
+            }
+        }
+        order
+    }
+
+    fn compute_ancestors(&self) -> Vec<Vec<usize>> {
+        let n = self.systems.len();
+        let mut anc: Vec<Vec<bool>> = vec![vec![false; n]; n];
+        // Fixed point: cheap for declaration sizes, correct even on cycles.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..n {
+                for &(d, _) in &self.systems[i].after {
+                    let mut add = anc[d].clone();
+                    add[d] = true;
+                    for k in 0..n {
+                        if add[k] && !anc[i][k] {
+                            anc[i][k] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        anc.into_iter()
+            .map(|row| (0..n).filter(|&k| row[k]).collect())
+            .collect()
+    }
+
+    /// Whether `a` and `b` are ordered by the graph (one is an ancestor of
+    /// the other).
+    pub fn ordered(&self, a: usize, b: usize) -> bool {
+        self.ancestors[a].contains(&b) || self.ancestors[b].contains(&a)
+    }
+
+    /// Words of the component bitset.
+    pub fn bitset_words(&self) -> usize {
+        self.components.len().div_ceil(64).max(1)
+    }
+}
+
+fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
+    let mut s = Settings {
+        entities: Limit::Dynamic(kw::DEFAULT_DYNAMIC_CAPACITY),
+        inner_parallelism: true,
+        threads: None,
+    };
+    for setting in &decl.settings {
+        let key = setting.key.to_string();
+        match (key.as_str(), &setting.value) {
+            (kw::ENTITIES, SettingValue::Fixed(n)) => match n.base10_parse::<usize>() {
+                Ok(0) => cx.error_spanned(n, "a fixed context must hold at least one entity"),
+                Ok(n) => s.entities = Limit::Fixed(n),
+                Err(e) => cx.error_at(e.span(), e),
+            },
+            (kw::ENTITIES, SettingValue::Dynamic(n)) => {
+                let initial = match n {
+                    Some(n) => n.base10_parse::<usize>().unwrap_or_else(|e| {
+                        cx.error_at(e.span(), e);
+                        0
+                    }),
+                    None => kw::DEFAULT_DYNAMIC_CAPACITY,
+                };
+                s.entities = Limit::Dynamic(initial);
+            }
+            (kw::INNER_PARALLELISM, SettingValue::Word(w)) if w == kw::ALLOW || w == kw::DENY => {
+                s.inner_parallelism = w == kw::ALLOW;
+            }
+            (kw::THREADS, SettingValue::Word(w)) if w == kw::AUTO => s.threads = None,
+            (kw::THREADS, SettingValue::Number(n)) => match n.base10_parse::<usize>() {
+                Ok(0) => cx.error_spanned(n, "`threads` must be at least 1 (or `auto`)"),
+                Ok(n) => s.threads = Some(n),
+                Err(e) => cx.error_at(e.span(), e),
+            },
+            (k, _) => {
+                let expected = match k {
+                    kw::ENTITIES => "`fixed(N)`, `dynamic` or `dynamic(N)`",
+                    kw::INNER_PARALLELISM => "`allow` or `deny`",
+                    _ => "`auto` or a number of threads",
+                };
+                cx.error_spanned(&setting.key, format!("bad value for `{k}`: expected {expected}"));
+            }
+        }
+    }
+    s
+}
+
+fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, Vec<Vec<usize>>) {
+    let mut out: Vec<Component<'a>> = Vec::new();
+    let mut groups = Vec::new();
+    for entry in &decl.components {
+        let grouped = entry.strategy == kw::GROUPED;
+        validate::check_group_shape(entry, cx);
+        let group = groups.len();
+        let mut members = Vec::new();
+        for path in &entry.types {
+            let name = path_key(path);
+            if let Some(prev) = out.iter().find(|c| c.name == name) {
+                validate::report_duplicate_component(prev, path, &entry.strategy, cx);
+                continue;
+            }
+            let storage = match entry.strategy.to_string().as_str() {
+                kw::CONTIGUOUS => Storage::Contiguous,
+                kw::GROUPED => Storage::Grouped {
+                    group,
+                    member: members.len(),
+                },
+                kw::SPARSE_SET => Storage::SparseSet,
+                kw::HASH_MAP => Storage::HashMap,
+                kw::TAG => Storage::Tag,
+                _ => Storage::Custom(entry.custom.as_ref().expect("parsed with custom")),
+            };
+            members.push(out.len());
+            out.push(Component {
+                path,
+                name,
+                storage,
+                attrs: &entry.attrs,
+            });
+        }
+        if grouped {
+            groups.push(members);
+        }
+    }
+    (out, groups)
+}
+
+fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctxt) -> Vec<System<'a>> {
+    let mut out: Vec<System<'a>> = Vec::new();
+    for entry in &decl.systems {
+        validate::check_system_unique(&out, entry, cx);
+        let mut sys = System {
+            entry,
+            name: &entry.name,
+            ty: &entry.ty,
+            ty_name: path_key(&entry.ty),
+            reads: Vec::new(),
+            writes: Vec::new(),
+            after: Vec::new(),
+            parallelism: None,
+            output: None,
+        };
+        for field in &entry.fields {
+            match field {
+                SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
+                    for path in items {
+                        if let Some(c) = validate::resolve_component(components, entry, key, path, cx) {
+                            let list = if key == kw::READ { &mut sys.reads } else { &mut sys.writes };
+                            if list.contains(&c) {
+                                cx.error_spanned(
+                                    path,
+                                    format!("`{}` appears twice in `{key}` of system `{}`; remove one", components[c].name, entry.name),
+                                );
+                            } else {
+                                list.push(c);
+                            }
+                        }
+                    }
+                }
+                SystemField::List(_, items) => {
+                    for path in items {
+                        if let Some(d) = validate::resolve_system(decl, entry, path, cx) {
+                            if sys.after.iter().any(|&(a, _)| a == d) {
+                                cx.error_spanned(path, format!("`{}` appears twice in `after` of system `{}`; remove one", path_key(path), entry.name));
+                            } else {
+                                sys.after.push((d, path));
+                            }
+                        }
+                    }
+                }
+                SystemField::Parallelism(p) => sys.parallelism = Some(p),
+                SystemField::Output(t) => sys.output = Some(t),
+            }
+        }
+        validate::check_read_write_overlap(&mut sys, components, cx);
+        out.push(sys);
+    }
+    out
+}

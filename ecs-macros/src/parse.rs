@@ -1,0 +1,268 @@
+//! `syn::parse::Parse` for the DSL: syntax only, plus checks on single items
+//! (unknown or repeated keys, bad literals).
+
+use crate::ast::*;
+use crate::kw;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{braced, bracketed, parenthesized, Attribute, Error, Ident, LitInt, Path, Result, Token, Type};
+
+impl Parse for Declaration {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        input
+            .parse::<kw::context>()
+            .map_err(|e| Error::new(e.span(), "expected `context`: a declaration starts with `pub context Name { ... }`"))?;
+        let name: Ident = input.parse()?;
+        let body;
+        braced!(body in input);
+        let mut settings = None;
+        let mut components = None;
+        let mut systems = None;
+        while !body.is_empty() {
+            let section: Ident = body.parse()?;
+            let content;
+            braced!(content in body);
+            let slot_taken = |taken: bool| -> Result<()> {
+                if taken {
+                    Err(Error::new(section.span(), format!("section `{section}` appears twice; merge them")))
+                } else {
+                    Ok(())
+                }
+            };
+            match section.to_string().as_str() {
+                "settings" => {
+                    slot_taken(settings.is_some())?;
+                    settings = Some(parse_settings(&content)?);
+                }
+                "components" => {
+                    slot_taken(components.is_some())?;
+                    let mut list = Vec::new();
+                    while !content.is_empty() {
+                        list.push(content.parse()?);
+                    }
+                    components = Some(list);
+                }
+                "systems" => {
+                    slot_taken(systems.is_some())?;
+                    let mut list = Vec::new();
+                    while !content.is_empty() {
+                        list.push(content.parse()?);
+                        if content.peek(Token![,]) {
+                            content.parse::<Token![,]>()?;
+                        } else if content.peek(Token![;]) {
+                            content.parse::<Token![;]>()?;
+                        }
+                    }
+                    systems = Some(list);
+                }
+                _ => {
+                    return Err(Error::new(
+                        section.span(),
+                        format!("unknown section `{section}`; expected `settings`, `components` or `systems`"),
+                    ))
+                }
+            }
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the context's body: declare one context per `declare_context!`"));
+        }
+        Ok(Declaration {
+            attrs,
+            vis,
+            name,
+            settings: settings.unwrap_or_default(),
+            components: components.unwrap_or_default(),
+            systems: systems.unwrap_or_default(),
+        })
+    }
+}
+
+fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
+    let mut out: Vec<Setting> = Vec::new();
+    while !input.is_empty() {
+        let key: Ident = input.parse()?;
+        let k = key.to_string();
+        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS].contains(&k.as_str()) {
+            return Err(Error::new(
+                key.span(),
+                format!("unknown setting `{k}`; expected `entities`, `inner_parallelism` or `threads`"),
+            ));
+        }
+        if out.iter().any(|s| s.key == key) {
+            return Err(Error::new(key.span(), format!("setting `{k}` is given twice; keep one")));
+        }
+        input.parse::<Token![:]>()?;
+        let value = if input.peek(LitInt) {
+            SettingValue::Number(input.parse()?)
+        } else {
+            let word: Ident = input.parse()?;
+            match word.to_string().as_str() {
+                kw::FIXED => {
+                    let inner;
+                    parenthesized!(inner in input);
+                    SettingValue::Fixed(inner.parse()?)
+                }
+                kw::DYNAMIC => {
+                    if input.peek(syn::token::Paren) {
+                        let inner;
+                        parenthesized!(inner in input);
+                        SettingValue::Dynamic(Some(inner.parse()?))
+                    } else {
+                        SettingValue::Dynamic(None)
+                    }
+                }
+                _ => SettingValue::Word(word),
+            }
+        };
+        out.push(Setting { key, value });
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(out)
+}
+
+impl Parse for ComponentEntry {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let (types, parenthesised) = if input.peek(syn::token::Paren) {
+            let inner;
+            let paren = parenthesized!(inner in input);
+            let list = Punctuated::<Path, Token![,]>::parse_terminated(&inner)?;
+            (list.into_iter().collect(), Some(paren.span.join()))
+        } else {
+            let mut list = vec![input.parse::<Path>()?];
+            while input.peek(Token![,]) {
+                input.parse::<Token![,]>()?;
+                list.push(input.parse()?);
+            }
+            (list, None)
+        };
+        input.parse::<Token![:]>().map_err(|e| {
+            Error::new(e.span(), "expected `:` and a storage strategy, as in `Position: contiguous;`")
+        })?;
+        let strategy: Ident = input.parse()?;
+        let custom = if strategy == kw::CUSTOM {
+            let inner;
+            parenthesized!(inner in input);
+            Some(inner.parse::<Type>()?)
+        } else {
+            None
+        };
+        let known = [kw::CONTIGUOUS, kw::GROUPED, kw::SPARSE_SET, kw::HASH_MAP, kw::TAG, kw::CUSTOM];
+        if !known.iter().any(|k| strategy == k) {
+            return Err(Error::new(
+                strategy.span(),
+                format!(
+                    "unknown storage strategy `{strategy}`; expected `contiguous`, `grouped`, `sparse_set`, `hash_map`, `tag` or `custom(Type)`"
+                ),
+            ));
+        }
+        input.parse::<Token![;]>()?;
+        Ok(ComponentEntry {
+            attrs,
+            types,
+            parenthesised,
+            strategy,
+            custom,
+        })
+    }
+}
+
+impl Parse for SystemEntry {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![:]>().map_err(|e| {
+            Error::new(e.span(), "expected `:` and the system's type, as in `velocity: Move { ... }`")
+        })?;
+        let ty: Path = input.parse()?;
+        let content;
+        braced!(content in input);
+        let mut fields: Vec<SystemField> = Vec::new();
+        let mut seen: Vec<Ident> = Vec::new();
+        while !content.is_empty() {
+            let key: Ident = content.parse()?;
+            if seen.contains(&key) {
+                return Err(Error::new(key.span(), format!("`{key}` is given twice for system `{name}`; keep one")));
+            }
+            seen.push(key.clone());
+            content.parse::<Token![:]>()?;
+            let k = key.to_string();
+            let field = match k.as_str() {
+                kw::READ | kw::WRITE | kw::AFTER => {
+                    let list;
+                    bracketed!(list in content);
+                    let items = Punctuated::<Path, Token![,]>::parse_terminated(&list)?;
+                    SystemField::List(key, items.into_iter().collect())
+                }
+                kw::PARALLELISM => SystemField::Parallelism(content.parse()?),
+                kw::OUTPUT => SystemField::Output(content.parse()?),
+                _ => {
+                    return Err(Error::new(
+                        key.span(),
+                        format!(
+                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism` or `output`"
+                        ),
+                    ))
+                }
+            };
+            fields.push(field);
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        Ok(SystemEntry {
+            attrs,
+            name,
+            ty,
+            fields,
+        })
+    }
+}
+
+impl Parse for ParallelismExpr {
+    fn parse(input: ParseStream) -> Result<Self> {
+        let word: Ident = input.parse()?;
+        let w = word.to_string();
+        let positive = |lit: &LitInt| -> Result<()> {
+            match lit.base10_parse::<usize>() {
+                Ok(0) => Err(Error::new(lit.span(), "must be at least 1")),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            }
+        };
+        Ok(match w.as_str() {
+            kw::NONE => ParallelismExpr::None,
+            kw::SPLIT_EVENLY_PER_CORE => ParallelismExpr::SplitEvenlyPerCore,
+            kw::SPLIT_EVERY => {
+                let inner;
+                parenthesized!(inner in input);
+                let n: LitInt = inner.parse()?;
+                positive(&n)?;
+                ParallelismExpr::SplitEvery(n)
+            }
+            kw::NONE_BELOW => {
+                let inner;
+                parenthesized!(inner in input);
+                let t: LitInt = inner.parse()?;
+                t.base10_parse::<usize>()?;
+                inner.parse::<Token![,]>()?;
+                let then: ParallelismExpr = inner.parse()?;
+                ParallelismExpr::NoneBelow(t, Box::new(then))
+            }
+            _ => {
+                return Err(Error::new(
+                    word.span(),
+                    format!(
+                        "unknown parallelism strategy `{w}`; expected `none`, `split_evenly_per_core`, `split_every(N)` or `none_below(N, strategy)`"
+                    ),
+                ))
+            }
+        })
+    }
+}

@@ -1,0 +1,223 @@
+//! Checks that need more than one item of the declaration. One `check_` (or
+//! `resolve_`/`report_`) function per rule, each stating the rule; every
+//! error is spanned on the offending token and says how to fix it.
+
+use crate::ast::{ComponentEntry, Declaration, SystemEntry};
+use crate::ctxt::Ctxt;
+use crate::kw;
+use crate::model::{path_key, Component, Model, System};
+use syn::{Ident, Path};
+
+/// Rule: `grouped` takes a parenthesised list of 2 to 8 components, and only
+/// `grouped` takes one.
+pub fn check_group_shape(entry: &ComponentEntry, cx: &mut Ctxt) {
+    let grouped = entry.strategy == kw::GROUPED;
+    match (grouped, entry.parenthesised) {
+        (true, None) => cx.error_spanned(
+            &entry.strategy,
+            "`grouped` stores several components in one buffer: write them in parentheses, as in `(Color, Circle): grouped;`",
+        ),
+        (true, Some(span)) if entry.types.len() < 2 || entry.types.len() > 8 => cx.error_at(
+            span,
+            format!(
+                "a group holds 2 to 8 components, not {}; use `contiguous` for a single component",
+                entry.types.len()
+            ),
+        ),
+        (false, Some(span)) => cx.error_at(
+            span,
+            format!(
+                "parentheses group components for the `grouped` strategy; write `{}: {}` without them, or use `grouped`",
+                entry.types.iter().map(path_key).collect::<Vec<_>>().join(", "),
+                entry.strategy
+            ),
+        ),
+        _ => {}
+    }
+}
+
+/// Rule: each component is declared once, bound to one storage strategy.
+pub fn report_duplicate_component(prev: &Component, path: &Path, strategy: &Ident, cx: &mut Ctxt) {
+    if prev.storage.keyword() == strategy.to_string() {
+        cx.error_spanned(
+            path,
+            format!("component `{}` is declared twice; remove this one", prev.name),
+        );
+    } else {
+        cx.error_spanned(
+            path,
+            format!(
+                "component `{}` is bound to two storages, `{}` and `{strategy}`; keep one",
+                prev.name,
+                prev.storage.keyword()
+            ),
+        );
+    }
+}
+
+/// Rule: system names are unique, and so are system types (the type is how
+/// code names a system).
+pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) {
+    if let Some(p) = prev.iter().find(|s| *s.name == entry.name) {
+        cx.error_spanned(
+            &entry.name,
+            format!("system `{}` is declared twice; rename or remove one", p.name),
+        );
+    }
+    let ty = path_key(&entry.ty);
+    if let Some(p) = prev.iter().find(|s| s.ty_name == ty) {
+        cx.error_spanned(
+            &entry.ty,
+            format!(
+                "systems `{}` and `{}` both have type `{ty}`; each system needs its own state type",
+                p.name, entry.name
+            ),
+        );
+    }
+}
+
+/// Rule: `read` and `write` name declared components.
+pub fn resolve_component(
+    components: &[Component],
+    entry: &SystemEntry,
+    key: &Ident,
+    path: &Path,
+    cx: &mut Ctxt,
+) -> Option<usize> {
+    let name = path_key(path);
+    let found = components.iter().position(|c| c.name == name);
+    if found.is_none() {
+        cx.error_spanned(
+            path,
+            format!(
+                "unknown component `{name}` in `{key}` of system `{}`; declare it in `components`, as in `{name}: contiguous;`",
+                entry.name
+            ),
+        );
+    }
+    found
+}
+
+/// Rule: `after` names declared systems.
+pub fn resolve_system(decl: &Declaration, entry: &SystemEntry, path: &Path, cx: &mut Ctxt) -> Option<usize> {
+    let name = path_key(path);
+    let found = decl.systems.iter().position(|s| s.name == name);
+    if found.is_none() {
+        let hint = match decl.systems.iter().find(|s| path_key(&s.ty) == name) {
+            Some(s) => format!("; `after` takes system names: did you mean `{}`?", s.name),
+            None => "; `after` takes the names of systems declared in `systems`".to_string(),
+        };
+        cx.error_spanned(
+            path,
+            format!("unknown system `{name}` in `after` of system `{}`{hint}", entry.name),
+        );
+    }
+    found
+}
+
+/// Rule: a component is in `read` or in `write` of a system, not both
+/// (`write` already allows reading).
+pub fn check_read_write_overlap(sys: &mut System, components: &[Component], cx: &mut Ctxt) {
+    let writes = sys.writes.clone();
+    let mut keep = Vec::new();
+    for c in sys.reads.drain(..) {
+        if writes.contains(&c) {
+            cx.error_spanned(
+                sys.name,
+                format!(
+                    "system `{}` names `{}` in both `read` and `write`; `write` already allows reading, remove it from `read`",
+                    sys.name, components[c].name
+                ),
+            );
+        } else {
+            keep.push(c);
+        }
+    }
+    sys.reads = keep;
+}
+
+/// Rule: the `after` lists form no cycle. The message lists the cycle.
+pub fn check_no_cycles(model: &Model, cx: &mut Ctxt) {
+    let n = model.systems.len();
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state = vec![0u8; n];
+    let mut stack: Vec<usize> = Vec::new();
+    for start in 0..n {
+        if state[start] == 0 {
+            visit(model, start, &mut state, &mut stack, cx);
+        }
+    }
+
+    fn visit(model: &Model, i: usize, state: &mut [u8], stack: &mut Vec<usize>, cx: &mut Ctxt) {
+        state[i] = 1;
+        stack.push(i);
+        for &(d, path) in &model.systems[i].after {
+            match state[d] {
+                0 => visit(model, d, state, stack, cx),
+                1 => {
+                    let from = stack.iter().position(|&s| s == d).expect("on the stack");
+                    let mut names: Vec<String> = stack[from..]
+                        .iter()
+                        .rev()
+                        .map(|&s| model.systems[s].name.to_string())
+                        .collect();
+                    names.push(model.systems[i].name.to_string());
+                    let cycle = names.join(" -> ");
+                    cx.error_spanned(
+                        path,
+                        format!(
+                            "dependency cycle: {cycle} (each runs after the next); remove `{}` from `after` of `{}` or break the cycle elsewhere",
+                            model.systems[d].name, model.systems[i].name
+                        ),
+                    );
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state[i] = 2;
+    }
+}
+
+/// Rule: two systems not ordered by the graph may run at the same time, so
+/// neither may write a component the other reads or writes.
+pub fn check_no_conflicts(model: &Model, cx: &mut Ctxt) {
+    let systems = &model.systems;
+    for b in 0..systems.len() {
+        for a in 0..b {
+            if model.ordered(a, b) {
+                continue;
+            }
+            for (w, r) in [(a, b), (b, a)] {
+                for &c in &systems[w].writes {
+                    let other = &systems[r];
+                    let verb = if other.writes.contains(&c) {
+                        "also writes"
+                    } else if other.reads.contains(&c) {
+                        "reads"
+                    } else {
+                        continue;
+                    };
+                    if verb == "also writes" && w == b {
+                        continue; // reported once, from the first system
+                    }
+                    cx.error_spanned(
+                        systems[b].name,
+                        format!(
+                            "systems `{}` and `{}` may run at the same time, but `{}` writes `{}`, which `{}` {verb}; add `after: [{}]` to `{}` (or `after: [{}]` to `{}`)",
+                            systems[a].name,
+                            systems[b].name,
+                            systems[w].name,
+                            model.components[c].name,
+                            other.name,
+                            systems[a].name,
+                            systems[b].name,
+                            systems[b].name,
+                            systems[a].name,
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+extern crate self as ecs;
+
+pub use ecs_core::{
+    storage, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentSet, Context, ContextDecl,
+    ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, NoSuchEntity,
+    Parallelism, Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Step, System,
+    SystemInfo, SystemOf, SystemSlot, View,
+};
+pub use ecs_macros::declare_context;
+
+#[doc(hidden)]
+pub mod __private {
+    // Not public API: what `declare_context!` expands to refers to this.
+    pub use ecs_core::__private::*;
+}
