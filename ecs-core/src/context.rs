@@ -218,9 +218,9 @@ impl<Cx: ContextDecl> Context<Cx> {
     pub fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         let slot = S::slot(&self.systems);
         slot.state.write().before(args);
-        let ids = slot.core.subscribers.as_slice();
+        let set = &slot.core.subscribers;
         let subtasks = if Cx::SETTINGS.inner_parallelism {
-            S::PARALLELISM.subtasks(ids.len(), self.threads)
+            S::PARALLELISM.subtasks(set.len(), self.threads)
         } else {
             1
         };
@@ -230,14 +230,14 @@ impl<Cx: ContextDecl> Context<Cx> {
             let state = slot.state.read();
             let state: &S = &state;
             let run = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
-                // SAFETY: `ids` are the system's subscribers, distinct (a
+                // SAFETY: `set` holds the system's subscribers, distinct (a
                 // sparse set) and matched before any system ran (`run_selected`),
                 // so each holds the system's signature; nothing changes
                 // components while systems run (that needs `&mut self`).
                 // Subtask `i` of `subtasks` gets its own disjoint range. The
                 // scheduler runs only systems the declaration proves
                 // compatible at the same time (`ContextDecl`'s contract).
-                let mut data = unsafe { Data::<Cx, S>::new(self, ids, i, subtasks, output, pending) };
+                let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
                 state.process(&mut data, args);
             };
             let mut work = outputs.iter_mut().zip(pending.iter_mut()).enumerate();

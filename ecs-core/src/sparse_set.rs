@@ -43,6 +43,15 @@ impl SparseSet {
         self.sparse.get(id.index()).is_some_and(|&p| p != ABSENT)
     }
 
+    /// The position of `id` in the packed array, if a member.
+    #[inline]
+    pub fn position(&self, id: EntityId) -> Option<usize> {
+        match self.sparse.get(id.index()) {
+            Some(&p) if p != ABSENT => Some(p as usize),
+            _ => None,
+        }
+    }
+
     /// Adds `id`; returns whether it was absent.
     pub fn insert(&mut self, id: EntityId) -> bool {
         if self.contains(id) {

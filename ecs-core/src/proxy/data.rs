@@ -1,6 +1,7 @@
 //! The data proxy: what a system's subtask may do.
 
-use crate::access::{CanReadShared, DependsOn};
+use crate::access::{CanRead, CanReadShared, CanWrite, DependsOn};
+use crate::sparse_set::SparseSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entity, EntityId};
@@ -19,6 +20,7 @@ use parking_lot::{MappedRwLockReadGuard, RwLockReadGuard};
 /// entity's item, and is what a [`Data`] dereferences to.
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     cx: &'a Context<Cx>,
+    set: &'a SparseSet,
     all: &'a [EntityId],
     range: Range<usize>,
     subtask: usize,
@@ -37,7 +39,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// The proxy of subtask `subtask` of `subtasks` over `all`.
     ///
     /// # Safety
-    /// - every id in `all` is distinct and holds every component of `S`'s
+    /// - every id in `set` is distinct and holds every component of `S`'s
     ///   signature for `'a`, during which nothing adds or removes components;
     /// - for `'a`, the only code touching components `S` writes, for the
     ///   entities in `all[range]`, is this proxy; other subtasks of `S` get
@@ -45,16 +47,18 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// - systems running at the same time as `S` are compatible with it.
     pub(crate) unsafe fn new(
         cx: &'a Context<Cx>,
-        all: &'a [EntityId],
+        set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Self {
+        let all = set.as_slice();
         let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
         Data {
             view: View {
                 cx,
+                set,
                 all,
                 range,
                 subtask,
@@ -99,6 +103,42 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             let item = unsafe { Q::fetch(storages, id) };
             f(view, item);
         }
+    }
+
+    /// Component `C` of one of this subtask's own entities (`None` for any
+    /// other entity). Unlike [`View::get`], this reads components the system
+    /// writes too, since no other subtask touches its own entities.
+    #[inline]
+    pub fn read<C: Component<Cx>>(&self, id: EntityId) -> Option<&C>
+    where
+        S: CanRead<Cx, C>,
+    {
+        self.owns(id)?;
+        // SAFETY: `id` is one of this subtask's entities, so it holds `C`
+        // (the signature) and no other subtask borrows its `C`; this proxy
+        // hands out no mutable borrow while `&self` lives.
+        Some(unsafe { C::column(self.view.cx.storages()).get_ptr_unchecked(id).as_ref() })
+    }
+
+    /// Component `C` of one of this subtask's own entities, mutably (`None`
+    /// for any other entity): random access for systems that do not iterate,
+    /// such as a contact solver.
+    #[inline]
+    pub fn write<C: Component<Cx>>(&mut self, id: EntityId) -> Option<&mut C>
+    where
+        S: CanWrite<Cx, C>,
+    {
+        self.owns(id)?;
+        // SAFETY: `id` is one of this subtask's entities, so it holds `C`
+        // and no other subtask or concurrent system borrows its `C`; `&mut
+        // self` excludes every other borrow made through this proxy.
+        Some(unsafe { C::column(self.view.cx.storages()).get_ptr_unchecked(id).as_mut() })
+    }
+
+    #[inline]
+    fn owns(&self, id: EntityId) -> Option<()> {
+        let pos = self.view.set.position(id)?;
+        self.view.range.contains(&pos).then_some(())
     }
 
     /// Calls `f` with the item of query `Q` for each entity of this subtask:
