@@ -5,9 +5,9 @@ extern crate self as ecs;
 
 pub use ecs_core::{
     storage, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentSet, Context, ContextDecl,
-    ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, NoSuchEntity,
-    Parallelism, Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Step, System,
-    SystemInfo, SystemOf, SystemSlot, View,
+    ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, NoSuchEntity, Parallelism,
+    Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Step, System, SystemInfo, SystemOf,
+    SystemSlot, View,
 };
 pub use ecs_macros::declare_context;
 

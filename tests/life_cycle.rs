@@ -67,7 +67,11 @@ fn create_add_get_remove() {
         p.get_mut::<Position>(e).unwrap().0 = 3.0;
         assert_eq!(p.component::<Position>(e), &Position(3.0));
         assert_eq!(p.remove::<Velocity>(e), Some(Velocity(0.5)));
-        assert_eq!(p.remove::<Velocity>(e), None, "removing an absent component is harmless");
+        assert_eq!(
+            p.remove::<Velocity>(e),
+            None,
+            "removing an absent component is harmless"
+        );
         e
     });
     assert_eq!(w.len(), 1);

@@ -67,11 +67,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// As [`step`](Self::step), calling the handlers of `events` for the
     /// subscriptions and reclamations it causes.
-    pub fn step_with<R>(
-        &mut self,
-        events: &mut RefreshEvents<'_, Cx>,
-        f: impl FnOnce(&mut Step<'_, Cx>) -> R,
-    ) -> R {
+    pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
         self.step_inner(events, f)
     }
 

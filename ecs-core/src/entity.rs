@@ -34,6 +34,13 @@ impl EntityId {
     pub fn to_bits(self) -> u32 {
         self.0
     }
+
+    /// The id with this raw value. Any value is safe: operations on an id
+    /// that holds no live entity find nothing.
+    #[inline]
+    pub fn from_bits(bits: u32) -> Self {
+        EntityId(bits)
+    }
 }
 
 /// A handle to an entity: its id and the generation the id had when the handle

@@ -17,7 +17,6 @@
 
 #![deny(missing_docs)]
 
-
 mod access;
 mod bitset;
 mod context;
@@ -42,10 +41,10 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
-pub use proxy::{Data, Defer, Step, View};
+pub use proxy::defer::Bundle;
 pub use proxy::step::Roots;
+pub use proxy::{Data, Defer, Step, View};
 pub use query::{Query, SharedQuery};
 pub use schedule::Parallelism;
 pub use sparse_set::SparseSet;
 pub use system::{SlotCore, System, SystemSlot};
-pub use proxy::defer::Bundle;

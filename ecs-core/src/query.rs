@@ -49,7 +49,7 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     type Item<'i> = &'i C;
     const ACCESS: &'static [Access] = &[Some((C::INDEX, false))];
     #[inline(always)]
-    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> &'i C {
+    unsafe fn fetch(storages: &Cx::Storages, id: EntityId) -> &C {
         // SAFETY: the caller guarantees `id` holds `C` and no conflicting
         // mutable borrow exists for `'i`.
         unsafe { C::column(storages).get_ptr_unchecked(id).as_ref() }
@@ -64,7 +64,7 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
     type Item<'i> = &'i mut C;
     const ACCESS: &'static [Access] = &[Some((C::INDEX, true))];
     #[inline(always)]
-    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> &'i mut C {
+    unsafe fn fetch(storages: &Cx::Storages, id: EntityId) -> &mut C {
         // SAFETY: the caller guarantees `id` holds `C` and no other borrow of
         // it exists for `'i`.
         unsafe { C::column(storages).get_ptr_unchecked(id).as_mut() }
@@ -76,7 +76,7 @@ unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Query<Cx, S> for EntityId {
     type Item<'i> = EntityId;
     const ACCESS: &'static [Access] = &[None];
     #[inline(always)]
-    unsafe fn fetch<'i>(_: &'i Cx::Storages, id: EntityId) -> EntityId {
+    unsafe fn fetch(_: &Cx::Storages, id: EntityId) -> EntityId {
         id
     }
 }

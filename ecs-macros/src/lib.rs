@@ -22,9 +22,7 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn declare_context(input: TokenStream) -> TokenStream {
     let decl = syn::parse_macro_input!(input as ast::Declaration);
-    expand(&decl)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    expand(&decl).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 fn expand(decl: &ast::Declaration) -> syn::Result<proc_macro2::TokenStream> {

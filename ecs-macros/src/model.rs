@@ -77,6 +77,8 @@ pub struct System<'a> {
     pub writes: Vec<usize>,
     /// Systems in `after`, with the token naming each.
     pub after: Vec<(usize, &'a Path)>,
+    /// Whether a name in `after` is unknown (already reported).
+    pub unresolved_after: bool,
     pub parallelism: Option<&'a ParallelismExpr>,
     pub output: Option<&'a Type>,
 }
@@ -276,6 +278,7 @@ fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctx
             reads: Vec::new(),
             writes: Vec::new(),
             after: Vec::new(),
+            unresolved_after: false,
             parallelism: None,
             output: None,
         };
@@ -284,11 +287,18 @@ fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctx
                 SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
                     for path in items {
                         if let Some(c) = validate::resolve_component(components, entry, key, path, cx) {
-                            let list = if key == kw::READ { &mut sys.reads } else { &mut sys.writes };
+                            let list = if key == kw::READ {
+                                &mut sys.reads
+                            } else {
+                                &mut sys.writes
+                            };
                             if list.contains(&c) {
                                 cx.error_spanned(
                                     path,
-                                    format!("`{}` appears twice in `{key}` of system `{}`; remove one", components[c].name, entry.name),
+                                    format!(
+                                        "`{}` appears twice in `{key}` of system `{}`; remove one",
+                                        components[c].name, entry.name
+                                    ),
                                 );
                             } else {
                                 list.push(c);
@@ -298,12 +308,21 @@ fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctx
                 }
                 SystemField::List(_, items) => {
                     for path in items {
-                        if let Some(d) = validate::resolve_system(decl, entry, path, cx) {
-                            if sys.after.iter().any(|&(a, _)| a == d) {
-                                cx.error_spanned(path, format!("`{}` appears twice in `after` of system `{}`; remove one", path_key(path), entry.name));
-                            } else {
-                                sys.after.push((d, path));
-                            }
+                        let Some(d) = validate::resolve_system(decl, entry, path, cx) else {
+                            sys.unresolved_after = true;
+                            continue;
+                        };
+                        if sys.after.iter().any(|&(a, _)| a == d) {
+                            cx.error_spanned(
+                                path,
+                                format!(
+                                    "`{}` appears twice in `after` of system `{}`; remove one",
+                                    path_key(path),
+                                    entry.name
+                                ),
+                            );
+                        } else {
+                            sys.after.push((d, path));
                         }
                     }
                 }

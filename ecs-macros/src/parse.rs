@@ -11,9 +11,12 @@ impl Parse for Declaration {
     fn parse(input: ParseStream) -> Result<Self> {
         let attrs = input.call(Attribute::parse_outer)?;
         let vis = input.parse()?;
-        input
-            .parse::<kw::context>()
-            .map_err(|e| Error::new(e.span(), "expected `context`: a declaration starts with `pub context Name { ... }`"))?;
+        input.parse::<kw::context>().map_err(|e| {
+            Error::new(
+                e.span(),
+                "expected `context`: a declaration starts with `pub context Name { ... }`",
+            )
+        })?;
         let name: Ident = input.parse()?;
         let body;
         braced!(body in input);
@@ -26,7 +29,10 @@ impl Parse for Declaration {
             braced!(content in body);
             let slot_taken = |taken: bool| -> Result<()> {
                 if taken {
-                    Err(Error::new(section.span(), format!("section `{section}` appears twice; merge them")))
+                    Err(Error::new(
+                        section.span(),
+                        format!("section `{section}` appears twice; merge them"),
+                    ))
                 } else {
                     Ok(())
                 }
@@ -66,7 +72,9 @@ impl Parse for Declaration {
             }
         }
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens after the context's body: declare one context per `declare_context!`"));
+            return Err(
+                input.error("unexpected tokens after the context's body: declare one context per `declare_context!`")
+            );
         }
         Ok(Declaration {
             attrs,
@@ -91,7 +99,10 @@ fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
             ));
         }
         if out.iter().any(|s| s.key == key) {
-            return Err(Error::new(key.span(), format!("setting `{k}` is given twice; keep one")));
+            return Err(Error::new(
+                key.span(),
+                format!("setting `{k}` is given twice; keep one"),
+            ));
         }
         input.parse::<Token![:]>()?;
         let value = if input.peek(LitInt) {
@@ -142,7 +153,10 @@ impl Parse for ComponentEntry {
             (list, None)
         };
         input.parse::<Token![:]>().map_err(|e| {
-            Error::new(e.span(), "expected `:` and a storage strategy, as in `Position: contiguous;`")
+            Error::new(
+                e.span(),
+                "expected `:` and a storage strategy, as in `Position: contiguous;`",
+            )
         })?;
         let strategy: Ident = input.parse()?;
         let custom = if strategy == kw::CUSTOM {
@@ -152,7 +166,14 @@ impl Parse for ComponentEntry {
         } else {
             None
         };
-        let known = [kw::CONTIGUOUS, kw::GROUPED, kw::SPARSE_SET, kw::HASH_MAP, kw::TAG, kw::CUSTOM];
+        let known = [
+            kw::CONTIGUOUS,
+            kw::GROUPED,
+            kw::SPARSE_SET,
+            kw::HASH_MAP,
+            kw::TAG,
+            kw::CUSTOM,
+        ];
         if !known.iter().any(|k| strategy == k) {
             return Err(Error::new(
                 strategy.span(),
@@ -177,7 +198,10 @@ impl Parse for SystemEntry {
         let attrs = input.call(Attribute::parse_outer)?;
         let name: Ident = input.parse()?;
         input.parse::<Token![:]>().map_err(|e| {
-            Error::new(e.span(), "expected `:` and the system's type, as in `velocity: Move { ... }`")
+            Error::new(
+                e.span(),
+                "expected `:` and the system's type, as in `velocity: Move { ... }`",
+            )
         })?;
         let ty: Path = input.parse()?;
         let content;
@@ -187,7 +211,10 @@ impl Parse for SystemEntry {
         while !content.is_empty() {
             let key: Ident = content.parse()?;
             if seen.contains(&key) {
-                return Err(Error::new(key.span(), format!("`{key}` is given twice for system `{name}`; keep one")));
+                return Err(Error::new(
+                    key.span(),
+                    format!("`{key}` is given twice for system `{name}`; keep one"),
+                ));
             }
             seen.push(key.clone());
             content.parse::<Token![:]>()?;

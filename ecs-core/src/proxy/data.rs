@@ -1,12 +1,12 @@
 //! The data proxy: what a system's subtask may do.
 
 use crate::access::{CanRead, CanReadShared, CanWrite, DependsOn};
-use crate::sparse_set::SparseSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entity, EntityId};
 use crate::proxy::Defer;
 use crate::query::{is_valid, Query, SharedQuery};
+use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::system::Pending;
 use core::ops::{Deref, DerefMut, Range};
@@ -180,10 +180,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     #[inline]
     pub fn other_entities(&self) -> impl Iterator<Item = EntityId> + 'a {
         let all = self.all;
-        all[..self.range.start]
-            .iter()
-            .chain(&all[self.range.end..])
-            .copied()
+        all[..self.range.start].iter().chain(&all[self.range.end..]).copied()
     }
 
     /// Number of entities of this subtask.

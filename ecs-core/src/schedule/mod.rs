@@ -4,5 +4,5 @@ mod executor;
 mod parallelism;
 
 pub(crate) use executor::execute;
-pub use parallelism::Parallelism;
 pub(crate) use parallelism::subtask_range;
+pub use parallelism::Parallelism;

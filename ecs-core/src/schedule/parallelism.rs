@@ -31,10 +31,7 @@ impl Parallelism {
             Parallelism::None => 1,
             Parallelism::SplitEvenlyPerCore => cores.min(entities),
             Parallelism::SplitEvery(n) => entities.div_ceil(n.max(1)),
-            Parallelism::NoneBelow {
-                threshold,
-                otherwise,
-            } => {
+            Parallelism::NoneBelow { threshold, otherwise } => {
                 if entities < threshold {
                     1
                 } else {

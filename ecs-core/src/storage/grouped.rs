@@ -149,9 +149,7 @@ impl<G: Group> Grouped<G> {
 
     #[inline]
     fn has(&self, id: EntityId, member: usize) -> bool {
-        self.masks
-            .get(id.index())
-            .is_some_and(|m| m & (1 << member) != 0)
+        self.masks.get(id.index()).is_some_and(|m| m & (1 << member) != 0)
     }
 }
 

@@ -84,8 +84,6 @@ mod tests {
     #[test]
     fn contract() {
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Fixed(10)));
-        super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic {
-            initial: 0,
-        }));
+        super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
     }
 }

@@ -15,9 +15,7 @@ impl Presence {
 
     #[inline]
     pub(crate) fn get(&self, id: usize) -> bool {
-        self.words
-            .get(id / 64)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        self.words.get(id / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
     }
 
     /// Sets the bit of `id` to `value`, growing as needed; returns the old bit.

@@ -112,9 +112,7 @@ mod tests {
     #[test]
     fn contract_fixed_and_dynamic() {
         super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Fixed(200)));
-        super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Dynamic {
-            initial: 0,
-        }));
+        super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
     }
 
     #[test]

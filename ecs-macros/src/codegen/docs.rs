@@ -24,23 +24,60 @@ fn describe(p: &ParallelismExpr) -> String {
     }
 }
 
+/// The first line of the doc comments among `attrs`, for a table cell.
+fn summary(attrs: &[syn::Attribute]) -> String {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .find_map(|a| match &a.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value: syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s), ..
+                }),
+                ..
+            }) => Some(s.value().trim().replace('|', "\\|")),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 pub fn context_docs(model: &Model) -> TokenStream {
     let mut doc = String::new();
-    doc.push_str("\n\n# Components\n\n| component | storage | read by | written by |\n| --- | --- | --- | --- |\n");
+    doc.push_str("\n\n# Components\n\n| component | storage | read by | written by | description |\n| --- | --- | --- | --- | --- |\n");
     for (i, c) in model.components.iter().enumerate() {
         let storage = match &c.storage {
             Storage::Grouped { group, .. } => format!(
                 "grouped with {}",
-                list(model.groups[*group].iter().filter(|&&m| m != i).map(|&m| model.components[m].name.clone()))
+                list(
+                    model.groups[*group]
+                        .iter()
+                        .filter(|&&m| m != i)
+                        .map(|&m| model.components[m].name.clone())
+                )
             ),
             Storage::Custom(t) => format!("custom `{}`", quote!(#t).to_string().replace(' ', "")),
             s => format!("`{}`", s.keyword()),
         };
-        let readers = model.systems.iter().filter(|s| s.reads.contains(&i)).map(|s| s.name.to_string());
-        let writers = model.systems.iter().filter(|s| s.writes.contains(&i)).map(|s| s.name.to_string());
-        doc.push_str(&format!("| `{}` | {} | {} | {} |\n", c.name, storage, list(readers), list(writers)));
+        let readers = model
+            .systems
+            .iter()
+            .filter(|s| s.reads.contains(&i))
+            .map(|s| s.name.to_string());
+        let writers = model
+            .systems
+            .iter()
+            .filter(|s| s.writes.contains(&i))
+            .map(|s| s.name.to_string());
+        doc.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            c.name,
+            storage,
+            list(readers),
+            list(writers),
+            summary(c.attrs)
+        ));
     }
-    doc.push_str("\n# Systems\n\n| system | type | reads | writes | after | parallelism | output |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    doc.push_str("\n# Systems\n\n| system | type | reads | writes | after | parallelism | output | description |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for s in &model.systems {
         let par = s.parallelism.map_or("none".to_string(), describe);
         let output = match s.output {
@@ -48,7 +85,7 @@ pub fn context_docs(model: &Model) -> TokenStream {
             None => "—".to_string(),
         };
         doc.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} | {} | {} |\n",
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
             s.name,
             s.ty_name,
             list(s.reads.iter().map(|&c| model.components[c].name.clone())),
@@ -56,6 +93,7 @@ pub fn context_docs(model: &Model) -> TokenStream {
             list(s.after.iter().map(|&(d, _)| model.systems[d].name.to_string())),
             par,
             output,
+            summary(&s.entry.attrs),
         ));
     }
     let st = &model.settings;
@@ -66,7 +104,8 @@ pub fn context_docs(model: &Model) -> TokenStream {
     doc.push_str(&format!(
         "\n# Settings\n\n- entities: {entities}\n- inner parallelism: {}\n- threads: {}\n",
         if st.inner_parallelism { "allowed" } else { "denied" },
-        st.threads.map_or("one per available core".to_string(), |n| n.to_string()),
+        st.threads
+            .map_or("one per available core".to_string(), |n| n.to_string()),
     ));
     quote!(#[doc = #doc])
 }

@@ -35,9 +35,7 @@ fn ungrouped<'a>(model: &'a Model<'a>) -> impl Iterator<Item = usize> + 'a {
 }
 
 pub fn emit(model: &Model, names: &Names) -> TokenStream {
-    let Names {
-        context, storages, ..
-    } = names;
+    let Names { context, storages, .. } = names;
     let vis = &model.decl.vis;
     let single_fields = ungrouped(model).map(|c| {
         let f = field(model, c);

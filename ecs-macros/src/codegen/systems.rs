@@ -23,10 +23,7 @@ fn parallelism(p: Option<&ParallelismExpr>) -> TokenStream {
 
 pub fn emit(model: &Model, names: &Names) -> TokenStream {
     let Names {
-        context,
-        slots,
-        states,
-        ..
+        context, slots, states, ..
     } = names;
     let vis = &model.decl.vis;
     let state_fields = model.systems.iter().map(|s| {
@@ -86,9 +83,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
     });
     let indices = 0..model.systems.len();
-    let states_doc = format!(
-        "The state of every system of [`{context}`], given to [`{context}::with_systems`]."
-    );
+    let states_doc = format!("The state of every system of [`{context}`], given to [`{context}::with_systems`].");
     quote! {
         #[doc = #states_doc]
         #vis struct #states {
