@@ -1,0 +1,408 @@
+//! The parallel scheduler: dependencies respected, independent chains
+//! overlapping, identical results whatever the thread count and inner
+//! parallelism, strategies splitting as declared, panics propagating.
+
+use ecs::{Data, EntityId, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct A(pub u64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct B(pub u64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct C(pub u64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D(pub u64);
+
+/// A global event clock: every system records when it started and finished.
+#[derive(Default)]
+pub struct Clock {
+    pub tick: AtomicUsize,
+    /// (system index, start tick, end tick) of each run.
+    pub log: std::sync::Mutex<Vec<(usize, usize, usize)>>,
+    pub jitter: AtomicUsize,
+}
+
+impl Clock {
+    fn record(&self, system: usize, work: impl FnOnce()) {
+        let start = self.tick.fetch_add(1, Ordering::SeqCst);
+        // Jittered busy work so that orders vary between steps.
+        let n = self.jitter.fetch_add(7919, Ordering::Relaxed) % 2000;
+        let mut x = 0u64;
+        for i in 0..n {
+            x = x.wrapping_mul(31).wrapping_add(i as u64);
+        }
+        std::hint::black_box(x);
+        work();
+        let end = self.tick.fetch_add(1, Ordering::SeqCst);
+        self.log.lock().unwrap().push((system, start, end));
+    }
+}
+
+macro_rules! graph_systems {
+    ($($name:ident),*) => { $( #[derive(Default)] pub struct $name; )* };
+}
+graph_systems!(S0, S1, S2, S3, S4, S5, S6, S7);
+
+ecs::declare_context! {
+    /// A diamond (s0 -> s1, s2 -> s3), an independent chain (s4 -> s5), and
+    /// two independent roots feeding s7 (s6, s5 -> s7).
+    pub context Graph {
+        settings { entities: dynamic, inner_parallelism: allow, threads: 2 }
+        components { A, B, C, D: contiguous; }
+        systems {
+            s0: S0 { write: [A], parallelism: split_every(7) }
+            s1: S1 { read: [A], after: [s0], parallelism: split_evenly_per_core }
+            s2: S2 { read: [A], write: [B], after: [s0] }
+            s3: S3 { read: [B], write: [A], after: [s1, s2], parallelism: split_every(3) }
+            s4: S4 { write: [C] }
+            s5: S5 { read: [C], after: [s4] }
+            s6: S6 { write: [D] }
+            s7: S7 { read: [C], write: [D], after: [s5, s6] }
+        }
+    }
+}
+
+macro_rules! impl_graph {
+    ($($sys:ident: $i:literal => $body:expr;)*) => {$(
+        impl System<Graph, Clock> for $sys {
+            fn process(&self, data: &mut Data<'_, Graph, Self>, clock: &Clock) {
+                clock.record($i, || $body(data));
+            }
+        }
+    )*};
+}
+
+impl_graph! {
+    S0: 0 => |d: &mut Data<'_, Graph, S0>| d.for_each::<&mut A>(|a| a.0 += 1);
+    S1: 1 => |d: &mut Data<'_, Graph, S1>| d.for_each::<&A>(|a| { std::hint::black_box(a); });
+    S2: 2 => |d: &mut Data<'_, Graph, S2>| d.for_each::<(&A, &mut B)>(|(a, b)| b.0 = a.0.wrapping_mul(2));
+    S3: 3 => |d: &mut Data<'_, Graph, S3>| d.for_each::<(&B, &mut A)>(|(b, a)| a.0 = b.0.wrapping_add(1));
+    S4: 4 => |d: &mut Data<'_, Graph, S4>| d.for_each::<&mut C>(|c| c.0 += 3);
+    S5: 5 => |d: &mut Data<'_, Graph, S5>| d.for_each::<&C>(|c| { std::hint::black_box(c); });
+    S6: 6 => |d: &mut Data<'_, Graph, S6>| d.for_each::<&mut D>(|x| x.0 += 1);
+    S7: 7 => |d: &mut Data<'_, Graph, S7>| d.for_each::<(&C, &mut D)>(|(c, x)| x.0 = x.0.wrapping_add(c.0));
+}
+
+#[test]
+fn dependencies_are_respected_over_many_steps() {
+    let mut g = Graph::new();
+    g.step(|p| {
+        for i in 0..50 {
+            p.spawn((A(i), B(0), C(i), D(0))).unwrap();
+        }
+    });
+    let clock = Clock::default();
+    for _ in 0..1000 {
+        clock.log.lock().unwrap().clear();
+        g.step(|p| p.run_all(&clock));
+        let log = clock.log.lock().unwrap();
+        // A subtask records one entry; a system starts at its first subtask's
+        // start and ends at its last subtask's end.
+        let span = |s: usize| {
+            let runs: Vec<_> = log.iter().filter(|r| r.0 == s).collect();
+            assert!(!runs.is_empty(), "system {s} ran");
+            (
+                runs.iter().map(|r| r.1).min().unwrap(),
+                runs.iter().map(|r| r.2).max().unwrap(),
+            )
+        };
+        for (i, info) in <Graph as ecs::ContextDecl>::SYSTEMS.iter().enumerate() {
+            for &d in info.dependencies {
+                assert!(
+                    span(d).1 < span(i).0,
+                    "{} started before its dependency {} ended",
+                    info.name,
+                    d
+                );
+            }
+        }
+    }
+}
+
+/// Two systems that each wait (bounded) to see the other running.
+pub struct Meet {
+    pub me: usize,
+    pub flags: Arc<[AtomicBool; 2]>,
+    pub met: Arc<AtomicUsize>,
+}
+
+pub struct Left(pub Meet);
+pub struct Right(pub Meet);
+
+ecs::declare_context! {
+    pub context Pair {
+        settings { threads: 2 }
+        components { A: contiguous; }
+        systems {
+            left: Left {}
+            right: Right {}
+        }
+    }
+}
+
+impl Meet {
+    fn run(&self) {
+        self.flags[self.me].store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.flags[1 - self.me].load(Ordering::SeqCst) {
+                self.met.fetch_add(1, Ordering::SeqCst);
+                break;
+            }
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl System<Pair> for Left {
+    fn process(&self, _: &mut Data<'_, Pair, Self>, _: &()) {
+        self.0.run()
+    }
+}
+
+impl System<Pair> for Right {
+    fn process(&self, _: &mut Data<'_, Pair, Self>, _: &()) {
+        self.0.run()
+    }
+}
+
+#[test]
+fn independent_systems_overlap_on_two_threads() {
+    let flags = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+    let met = Arc::new(AtomicUsize::new(0));
+    let meet = |me| Meet {
+        me,
+        flags: flags.clone(),
+        met: met.clone(),
+    };
+    let mut pair = Pair::with_systems(PairSystems {
+        left: Left(meet(0)),
+        right: Right(meet(1)),
+    });
+    pair.step(|p| p.run_all(&()));
+    assert_eq!(met.load(Ordering::SeqCst), 2, "each system saw the other one running");
+}
+
+// The same systems under several settings: results must not depend on them.
+macro_rules! numeric_context {
+    ($name:ident, $($settings:tt)*) => {
+        ecs::declare_context! {
+            pub context $name {
+                settings { $($settings)* }
+                components { A, B: contiguous; C: sparse_set; }
+                systems {
+                    grow: Grow { write: [A], parallelism: split_evenly_per_core }
+                    mix: Mix { read: [A], write: [B], after: [grow], parallelism: split_every(37), output: u64 }
+                    tally: Tally { read: [B], write: [C], after: [mix], parallelism: none_below(100, split_every(10)) }
+                }
+            }
+        }
+        impl System<$name> for Grow {
+            fn process(&self, data: &mut Data<'_, $name, Self>, _: &()) {
+                data.for_each::<&mut A>(|a| a.0 = a.0.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
+        impl System<$name> for Mix {
+            fn process(&self, data: &mut Data<'_, $name, Self>, _: &()) {
+                let mut sum = 0u64;
+                data.for_each::<(&A, &mut B)>(|(a, b)| {
+                    b.0 ^= a.0 >> 7;
+                    sum = sum.wrapping_add(b.0);
+                });
+                *data.output() = sum;
+            }
+        }
+        impl System<$name> for Tally {
+            fn process(&self, data: &mut Data<'_, $name, Self>, _: &()) {
+                let total: u64 = data.outputs::<Mix>().iter().fold(0, |s, x| s.wrapping_add(*x));
+                data.for_entities::<(EntityId, &B, &mut C)>(|view, (id, b, c)| {
+                    c.0 = c.0.wrapping_add(b.0 ^ total);
+                    if c.0 % 97 == 0 {
+                        view.kill(id);
+                    }
+                });
+            }
+        }
+    };
+}
+
+#[derive(Default)]
+pub struct Grow;
+#[derive(Default)]
+pub struct Mix;
+#[derive(Default)]
+pub struct Tally;
+
+mod one_thread {
+    use super::*;
+    numeric_context!(Ctx, threads: 1, inner_parallelism: allow);
+}
+mod two_threads {
+    use super::*;
+    numeric_context!(Ctx, threads: 2, inner_parallelism: allow);
+}
+mod eight_threads {
+    use super::*;
+    numeric_context!(Ctx, threads: 8, inner_parallelism: allow);
+}
+mod two_threads_no_inner {
+    use super::*;
+    numeric_context!(Ctx, threads: 2, inner_parallelism: deny, entities: fixed(5000));
+}
+
+macro_rules! final_state {
+    ($ctx:ty) => {{
+        let mut ctx = <$ctx>::new();
+        let handles: Vec<_> = ctx.step(|p| (0..3000u64).map(|i| p.spawn((A(i), B(i * 3), C(i))).unwrap()).collect());
+        for _ in 0..30 {
+            ctx.step(|p| p.run_all(&()));
+        }
+        ctx.step(|p| {
+            handles
+                .iter()
+                .map(|&h| (p.get::<A>(h).copied(), p.get::<B>(h).copied(), p.get::<C>(h).copied()))
+                .collect::<Vec<_>>()
+        })
+    }};
+}
+
+#[test]
+fn results_do_not_depend_on_threads_or_inner_parallelism() {
+    let reference = final_state!(one_thread::Ctx);
+    assert!(reference.iter().any(|x| x.0.is_none()), "some entities were killed");
+    assert!(reference.iter().any(|x| x.0.is_some()), "some survived");
+    assert_eq!(final_state!(two_threads::Ctx), reference);
+    assert_eq!(final_state!(eight_threads::Ctx), reference);
+    assert_eq!(final_state!(two_threads_no_inner::Ctx), reference);
+}
+
+#[test]
+fn strategies_split_as_declared() {
+    let mut ctx = eight_threads::Ctx::new();
+    assert_eq!(ctx.threads(), 8);
+    ctx.step(|p| {
+        for i in 0..50u64 {
+            p.spawn((A(i), B(i), C(i))).unwrap();
+        }
+        p.run_all(&());
+        assert_eq!(p.outputs::<Mix>().len(), 2, "split_every(37) over 50 entities");
+    });
+    let mut ctx = two_threads_no_inner::Ctx::new();
+    ctx.step(|p| {
+        for i in 0..500u64 {
+            p.spawn((A(i), B(i), C(i))).unwrap();
+        }
+        p.run_all(&());
+        assert_eq!(p.outputs::<Mix>().len(), 1, "inner parallelism denied: one subtask");
+    });
+    let mut ctx = two_threads::Ctx::new();
+    ctx.step(|p| {
+        for i in 0..500u64 {
+            p.spawn((A(i), B(i), C(i))).unwrap();
+        }
+        p.run_all(&());
+        assert_eq!(p.outputs::<Mix>().len(), 14, "split_every(37) over 500 entities");
+    });
+}
+
+pub struct Boom {
+    pub at_subtask: Option<usize>,
+}
+#[derive(Default)]
+pub struct After;
+
+ecs::declare_context! {
+    pub context Fragile {
+        settings { threads: 2 }
+        components { A, B, B2: contiguous; }
+        systems {
+            boom: Boom { write: [A], parallelism: split_every(10) }
+            after: After { read: [A], write: [B], after: [boom] }
+            other: Grow2 { write: [B2] }
+        }
+    }
+}
+#[derive(Clone, Copy)]
+pub struct B2(pub u64);
+impl System<Fragile> for Boom {
+    fn process(&self, data: &mut Data<'_, Fragile, Self>, _: &()) {
+        if Some(data.subtask_index()) == self.at_subtask {
+            panic!("boom in subtask {}", data.subtask_index());
+        }
+        data.for_each::<&mut A>(|a| a.0 += 1);
+    }
+}
+impl System<Fragile> for After {
+    fn process(&self, data: &mut Data<'_, Fragile, Self>, _: &()) {
+        data.for_each::<(&A, &mut B)>(|(a, b)| b.0 = a.0);
+    }
+}
+#[derive(Default)]
+pub struct Grow2;
+impl System<Fragile> for Grow2 {
+    fn process(&self, data: &mut Data<'_, Fragile, Self>, _: &()) {
+        data.for_each::<&mut B2>(|b| b.0 += 1);
+    }
+}
+
+#[test]
+fn a_panicking_subtask_reaches_the_caller_and_the_context_stays_usable() {
+    let mut ctx = Fragile::with_systems(FragileSystems {
+        boom: Boom { at_subtask: Some(2) },
+        after: After,
+        other: Grow2,
+    });
+    let e = ctx.step(|p| {
+        let e = p.spawn((A(0), B(0), B2(0))).unwrap();
+        for i in 0..49 {
+            p.spawn((A(i), B(0), B2(0))).unwrap();
+        }
+        e
+    });
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.step(|p| p.run_all(&()))));
+    let msg = result.unwrap_err();
+    assert_eq!(
+        msg.downcast_ref::<String>().map(String::as_str),
+        Some("boom in subtask 2")
+    );
+    // `after` never ran: its dependency panicked. The context still works.
+    ctx.system_mut::<Boom>().at_subtask = None;
+    ctx.step(|p| p.run_all(&()));
+    ctx.step(|p| {
+        assert_eq!(p.get::<B>(e).copied(), p.get::<A>(e).map(|a| B(a.0)));
+        assert!(p.get::<A>(e).unwrap().0 >= 1);
+    });
+}
+
+#[test]
+fn a_panicking_deferred_function_reaches_the_caller() {
+    #[derive(Default)]
+    pub struct Deferrer;
+    ecs::declare_context! {
+        pub context Def {
+            settings { threads: 1 }
+            components { A: contiguous; }
+            systems { d: Deferrer { read: [A] } }
+        }
+    }
+    impl System<Def> for Deferrer {
+        fn process(&self, data: &mut Data<'_, Def, Self>, _: &()) {
+            data.defer(|_| panic!("deferred boom"));
+        }
+    }
+    let mut ctx = Def::new();
+    ctx.step(|p| {
+        p.spawn((A(1),)).unwrap();
+    });
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ctx.step(|p| p.run_all(&()))));
+    assert!(r.is_err());
+    let n = ctx.step(|p| {
+        let e = p.spawn((A(2),)).unwrap();
+        assert!(p.is_alive(e));
+        p.len()
+    });
+    assert_eq!(n, 2);
+}
