@@ -1,0 +1,128 @@
+//! Every storage strategy under fixed and dynamic limits, through a context:
+//! add, replace, remove, get, system iteration, reclamation.
+
+use ecs::{Data, System};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Val(pub Vec<u32>);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Other(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Mark;
+
+#[derive(Default)]
+pub struct Bump;
+
+macro_rules! storage_case {
+    ($test:ident, $limit:expr, $strategy:ident) => {
+        mod $test {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { entities: $limit, threads: 2 }
+                    components { Val: $strategy; Other: contiguous; Mark: tag; }
+                    systems { bump: Bump { read: [Other, Mark], write: [Val], parallelism: split_every(5) } }
+                }
+            }
+
+            impl System<Ctx> for Bump {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
+                }
+            }
+
+            #[test]
+            fn life_cycle() {
+                check::<Ctx>(Ctx::new());
+            }
+        }
+    };
+}
+
+macro_rules! grouped_case {
+    ($test:ident, $limit:expr) => {
+        mod $test {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { entities: $limit, threads: 2 }
+                    components { (Val, Other): grouped; Mark: tag; }
+                    systems { bump: Bump { read: [Other, Mark], write: [Val], parallelism: split_every(5) } }
+                }
+            }
+
+            impl System<Ctx> for Bump {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
+                }
+            }
+
+            #[test]
+            fn life_cycle() {
+                check::<Ctx>(Ctx::new());
+            }
+        }
+    };
+}
+
+fn check<Cx>(mut ctx: impl std::ops::DerefMut<Target = ecs::Context<Cx>>)
+where
+    Cx: ecs::ContextDecl + ecs::Dispatch<()>,
+    Val: ecs::Component<Cx>,
+    Other: ecs::Component<Cx>,
+    Mark: ecs::Component<Cx>,
+{
+    let es = ctx.step(|p| {
+        (0..40u32)
+            .map(|i| {
+                let e = p.spawn((Val(vec![i]), Other(i))).unwrap();
+                if i % 2 == 0 {
+                    p.add(e, Mark).unwrap();
+                }
+                e
+            })
+            .collect::<Vec<_>>()
+    });
+    ctx.step(|p| {
+        assert_eq!(p.add(es[1], Val(vec![100])).unwrap(), Some(Val(vec![1])));
+        assert_eq!(p.remove::<Val>(es[3]), Some(Val(vec![3])));
+        assert_eq!(p.remove::<Val>(es[3]), None);
+        p.run_all(&());
+    });
+    ctx.step(|p| {
+        for (i, &e) in es.iter().enumerate() {
+            let want = match i {
+                3 => None,
+                1 => Some(Val(vec![100])),
+                i if i % 2 == 0 => Some(Val(vec![i as u32, i as u32])),
+                i => Some(Val(vec![i as u32])),
+            };
+            assert_eq!(p.get::<Val>(e).cloned(), want, "entity {i}");
+        }
+        for &e in &es[..20] {
+            p.kill(e);
+        }
+    });
+    // Reclaimed ids are reused; their old values are gone.
+    ctx.step(|p| {
+        for i in 0..20 {
+            let e = p.create().unwrap();
+            assert!(es[..20].iter().any(|old| old.id() == e.id()));
+            assert_eq!(p.get::<Val>(e), None);
+            assert!(!p.has::<Mark>(e));
+            let _ = i;
+        }
+        assert_eq!(p.get::<Val>(es[30]), Some(&Val(vec![30, 30])));
+    });
+}
+
+storage_case!(contiguous_fixed, fixed(64), contiguous);
+storage_case!(contiguous_dynamic, dynamic(2), contiguous);
+storage_case!(sparse_set_fixed, fixed(64), sparse_set);
+storage_case!(sparse_set_dynamic, dynamic(2), sparse_set);
+storage_case!(hash_map_fixed, fixed(64), hash_map);
+storage_case!(hash_map_dynamic, dynamic(2), hash_map);
+grouped_case!(grouped_fixed, fixed(64));
+grouped_case!(grouped_dynamic, dynamic(2));
