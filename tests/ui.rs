@@ -9,5 +9,6 @@ fn ui() {
     t.compile_fail("tests/ui/cycle/*.rs");
     t.compile_fail("tests/ui/conflict/*.rs");
     t.compile_fail("tests/ui/access/*.rs");
+    t.compile_fail("tests/ui/cascade/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

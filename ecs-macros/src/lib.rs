@@ -29,6 +29,14 @@ fn expand(decl: &ast::Declaration) -> syn::Result<proc_macro2::TokenStream> {
     let mut cx = ctxt::Ctxt::default();
     let model = model::Model::build(decl, &mut cx);
     validate::check_no_conflicts(&model, &mut cx);
-    cx.check()?;
-    Ok(codegen::emit(&model))
+    let context = codegen::emit(&model);
+    // On error, still emit the context (unknown names declared implicitly),
+    // so one mistake gives one error instead of a cascade in user code.
+    match cx.check() {
+        Ok(()) => Ok(context),
+        Err(e) => {
+            let errors = e.into_compile_error();
+            Ok(quote::quote!(#errors #context))
+        }
+    }
 }

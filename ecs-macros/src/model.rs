@@ -98,8 +98,8 @@ pub fn path_key(path: &Path) -> String {
 impl<'a> Model<'a> {
     pub fn build(decl: &'a Declaration, cx: &mut Ctxt) -> Self {
         let settings = settings(decl, cx);
-        let (components, groups) = components(decl, cx);
-        let systems = systems(decl, &components, cx);
+        let (mut components, groups) = components(decl, cx);
+        let systems = systems(decl, &mut components, cx);
         let dependents = (0..systems.len())
             .map(|i| {
                 (0..systems.len())
@@ -266,10 +266,26 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
     (out, groups)
 }
 
-fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctxt) -> Vec<System<'a>> {
+fn implicit_component<'a>(components: &mut Vec<Component<'a>>, path: &'a Path) -> usize {
+    let name = path_key(path);
+    if let Some(i) = components.iter().position(|c| c.name == name) {
+        return i;
+    }
+    components.push(Component {
+        path,
+        name,
+        storage: Storage::Contiguous,
+        attrs: &[],
+    });
+    components.len() - 1
+}
+
+fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &mut Ctxt) -> Vec<System<'a>> {
     let mut out: Vec<System<'a>> = Vec::new();
     for entry in &decl.systems {
-        validate::check_system_unique(&out, entry, cx);
+        if !validate::check_system_unique(&out, entry, cx) {
+            continue; // reported; dropped so the emitted code has no duplicate impls
+        }
         let mut sys = System {
             entry,
             name: &entry.name,
@@ -286,23 +302,26 @@ fn systems<'a>(decl: &'a Declaration, components: &[Component<'a>], cx: &mut Ctx
             match field {
                 SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
                     for path in items {
-                        if let Some(c) = validate::resolve_component(components, entry, key, path, cx) {
-                            let list = if key == kw::READ {
-                                &mut sys.reads
-                            } else {
-                                &mut sys.writes
-                            };
-                            if list.contains(&c) {
-                                cx.error_spanned(
-                                    path,
-                                    format!(
-                                        "`{}` appears twice in `{key}` of system `{}`; remove one",
-                                        components[c].name, entry.name
-                                    ),
-                                );
-                            } else {
-                                list.push(c);
-                            }
+                        let found = validate::resolve_component(components, entry, key, path, cx);
+                        // An unknown component (already reported) is declared
+                        // implicitly, so the code emitted beside the error
+                        // still type-checks and the mistake gives one error.
+                        let c = found.unwrap_or_else(|| implicit_component(components, path));
+                        let list = if key == kw::READ {
+                            &mut sys.reads
+                        } else {
+                            &mut sys.writes
+                        };
+                        if list.contains(&c) {
+                            cx.error_spanned(
+                                path,
+                                format!(
+                                    "`{}` appears twice in `{key}` of system `{}`; remove one",
+                                    components[c].name, entry.name
+                                ),
+                            );
+                        } else {
+                            list.push(c);
                         }
                     }
                 }

@@ -57,12 +57,14 @@ pub fn report_duplicate_component(prev: &Component, path: &Path, strategy: &Iden
 
 /// Rule: system names are unique, and so are system types (the type is how
 /// code names a system).
-pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) {
+pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) -> bool {
+    let mut unique = true;
     if let Some(p) = prev.iter().find(|s| *s.name == entry.name) {
         cx.error_spanned(
             &entry.name,
             format!("system `{}` is declared twice; rename or remove one", p.name),
         );
+        unique = false;
     }
     let ty = path_key(&entry.ty);
     if let Some(p) = prev.iter().find(|s| s.ty_name == ty) {
@@ -73,7 +75,9 @@ pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) 
                 p.name, entry.name
             ),
         );
+        unique = false;
     }
+    unique
 }
 
 /// Rule: `read` and `write` name declared components.
