@@ -99,6 +99,9 @@ fn deferred_then_reclaimed_then_matched() {
         ]
     );
     assert!(!ctx.is_alive(zero));
-    assert_eq!(events.into_inner().unwrap(), vec![format!("reclaim {}", zero.id().to_bits())]);
+    assert_eq!(
+        events.into_inner().unwrap(),
+        vec![format!("reclaim {}", zero.id().to_bits())]
+    );
     assert_eq!(ctx.subscribers::<Watch>().len(), 1);
 }
