@@ -26,15 +26,20 @@ pub type Access = Option<(usize, bool)>;
 pub unsafe trait Query<Cx: ContextDecl, S> {
     /// What each entity yields.
     type Item<'i>;
+    /// What iteration keeps between entities (the columns' fetch states).
+    type Fetch: Copy;
     /// The components borrowed.
     const ACCESS: &'static [Access];
+    /// The iteration state over these storages.
+    fn init(storages: &Cx::Storages) -> Self::Fetch;
     /// The item of entity `id`.
     ///
     /// # Safety
-    /// `id` holds every component in `ACCESS`; for the lifetime `'i`, no other
+    /// `fetch` comes from `init` on storages that stay shared-borrowed for
+    /// `'i`; `id` holds every component in `ACCESS`; for `'i`, no other
     /// borrow of those values conflicts with this one (no other mutable
     /// borrow, and no shared borrow of a component borrowed mutably).
-    unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> Self::Item<'i>;
+    unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> Self::Item<'i>;
 }
 
 /// A query that only reads components no subtask of `S` writes: it may run
@@ -47,12 +52,17 @@ pub unsafe trait SharedQuery<Cx: ContextDecl, S>: Query<Cx, S> {}
 // SAFETY: borrows only `C` of `id`, shared.
 unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> for &C {
     type Item<'i> = &'i C;
+    type Fetch = <C::Column as Column>::Fetch;
     const ACCESS: &'static [Access] = &[Some((C::INDEX, false))];
     #[inline(always)]
-    unsafe fn fetch(storages: &Cx::Storages, id: EntityId) -> &C {
-        // SAFETY: the caller guarantees `id` holds `C` and no conflicting
-        // mutable borrow exists for `'i`.
-        unsafe { C::column(storages).get_ptr_unchecked(id).as_ref() }
+    fn init(storages: &Cx::Storages) -> Self::Fetch {
+        C::column(storages).fetch_state()
+    }
+    #[inline(always)]
+    unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> &'i C {
+        // SAFETY: the caller guarantees the state is live, `id` holds `C` and
+        // no conflicting mutable borrow exists for `'i`.
+        unsafe { C::Column::fetch(fetch, id).as_ref() }
     }
 }
 
@@ -62,21 +72,29 @@ unsafe impl<Cx: ContextDecl, S: CanReadShared<Cx, C>, C: Component<Cx>> SharedQu
 // SAFETY: borrows only `C` of `id`, mutably.
 unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> for &mut C {
     type Item<'i> = &'i mut C;
+    type Fetch = <C::Column as Column>::Fetch;
     const ACCESS: &'static [Access] = &[Some((C::INDEX, true))];
     #[inline(always)]
-    unsafe fn fetch(storages: &Cx::Storages, id: EntityId) -> &mut C {
-        // SAFETY: the caller guarantees `id` holds `C` and no other borrow of
-        // it exists for `'i`.
-        unsafe { C::column(storages).get_ptr_unchecked(id).as_mut() }
+    fn init(storages: &Cx::Storages) -> Self::Fetch {
+        C::column(storages).fetch_state()
+    }
+    #[inline(always)]
+    unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> &'i mut C {
+        // SAFETY: the caller guarantees the state is live, `id` holds `C` and
+        // no other borrow of it exists for `'i`.
+        unsafe { C::Column::fetch(fetch, id).as_mut() }
     }
 }
 
 // SAFETY: borrows nothing.
 unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Query<Cx, S> for EntityId {
     type Item<'i> = EntityId;
+    type Fetch = ();
     const ACCESS: &'static [Access] = &[None];
     #[inline(always)]
-    unsafe fn fetch(_: &Cx::Storages, id: EntityId) -> EntityId {
+    fn init(_: &Cx::Storages) {}
+    #[inline(always)]
+    unsafe fn fetch<'i>((): (), id: EntityId) -> Self::Item<'i> {
         id
     }
 }
@@ -91,11 +109,18 @@ macro_rules! tuple_query {
         // `ACCESS` with `is_valid`.
         unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> Query<Cx, S> for ($($Q,)+) {
             type Item<'i> = ($($Q::Item<'i>,)+);
+            type Fetch = ($($Q::Fetch,)+);
             const ACCESS: &'static [Access] = &[$(first($Q::ACCESS)),+];
             #[inline(always)]
-            unsafe fn fetch<'i>(storages: &'i Cx::Storages, id: EntityId) -> Self::Item<'i> {
+            fn init(storages: &Cx::Storages) -> Self::Fetch {
+                ($($Q::init(storages),)+)
+            }
+            #[inline(always)]
+            #[allow(non_snake_case, reason = "the fetch states are named after their query types")]
+            unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> Self::Item<'i> {
+                let ($($Q,)+) = fetch;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { $Q::fetch(storages, id) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::fetch($Q, id) },)+)
             }
         }
         // SAFETY: every element is a shared query.

@@ -16,11 +16,24 @@ const ABSENT: u32 = u32::MAX;
 ///
 /// Invariant: `dense[sparse[id]] == id` for every member, `sparse[id] ==
 /// ABSENT` (or `id >= sparse.len()`) for every other id, and `dense` holds no
-/// id twice.
-#[derive(Default, Debug, Clone)]
+/// id twice. When `run` is true, `dense[i] == dense[0] + i` for every `i`:
+/// the members are one ascending run of ids (kept up to date cheaply; once
+/// false it stays false until the set is emptied).
+#[derive(Debug, Clone)]
 pub struct SparseSet {
     dense: Vec<EntityId>,
     sparse: Vec<u32>,
+    run: bool,
+}
+
+impl Default for SparseSet {
+    fn default() -> Self {
+        Self {
+            dense: Vec::new(),
+            sparse: Vec::new(),
+            run: true,
+        }
+    }
 }
 
 impl SparseSet {
@@ -34,6 +47,7 @@ impl SparseSet {
         Self {
             dense: Vec::with_capacity(ids),
             sparse: Vec::with_capacity(ids),
+            run: true,
         }
     }
 
@@ -61,6 +75,7 @@ impl SparseSet {
             self.sparse.resize(id.index() + 1, ABSENT);
         }
         self.sparse[id.index()] = self.dense.len() as u32;
+        self.run &= self.dense.last().is_none_or(|last| last.0.checked_add(1) == Some(id.0));
         self.dense.push(id);
         true
     }
@@ -76,6 +91,10 @@ impl SparseSet {
         if last != id {
             self.dense[pos] = last;
             self.sparse[last.index()] = pos as u32;
+            self.run = false;
+        }
+        if self.dense.is_empty() {
+            self.run = true;
         }
         true
     }
@@ -84,6 +103,18 @@ impl SparseSet {
     #[inline]
     pub fn as_slice(&self) -> &[EntityId] {
         &self.dense
+    }
+
+    /// The first member when the members are one ascending run of ids
+    /// (`as_slice()[i] == first + i`), as they are for entities created
+    /// together and not removed out of order.
+    #[inline]
+    pub fn run_start(&self) -> Option<EntityId> {
+        if self.run {
+            self.dense.first().copied()
+        } else {
+            None
+        }
     }
 
     /// Number of members.
@@ -103,6 +134,7 @@ impl SparseSet {
         for id in self.dense.drain(..) {
             self.sparse[id.index()] = ABSENT;
         }
+        self.run = true;
     }
 }
 
@@ -124,7 +156,16 @@ mod tests {
         for &id in s.as_slice() {
             assert!(s.contains(id));
         }
+        assert_eq!(s.run_start(), None);
         s.clear();
         assert!(s.is_empty() && !s.contains(EntityId(5)));
+        for i in 10..20 {
+            s.insert(EntityId(i));
+        }
+        assert_eq!(s.run_start(), Some(EntityId(10)));
+        s.remove(EntityId(19));
+        assert_eq!(s.run_start(), Some(EntityId(10)), "removing the last keeps the run");
+        s.remove(EntityId(12));
+        assert_eq!(s.run_start(), None, "a swap-remove breaks it");
     }
 }

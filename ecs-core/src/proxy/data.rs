@@ -89,19 +89,31 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         let view = &mut self.view;
         let all = view.all;
         let ids = &all[view.range.clone()];
-        let cx = view.cx;
-        let storages = cx.storages();
-        for &id in ids {
-            // SAFETY: `id` is one of this subtask's entities, which hold every
-            // component of the signature (guaranteed by `Data::new`'s
-            // caller), and `Q`'s accesses are within the system's rights
-            // (trait bounds). `Q` itself is conflict-free (`is_valid`); the
-            // item lives for one call of `f`, whose view cannot hand out
-            // mutable borrows nor borrow components this system writes; other
-            // subtasks touch other entities; and no concurrent system
-            // conflicts.
-            let item = unsafe { Q::fetch(storages, id) };
-            f(view, item);
+        let fetch = Q::init(view.cx.storages());
+        // Why fetching is sound, in both loops: every id is one of this subtask's
+        // entities, which hold every component of the signature (guaranteed
+        // by `Data::new`'s caller), and `Q`'s accesses are within the
+        // system's rights (trait bounds). `Q` itself is conflict-free
+        // (`is_valid`); the item lives for one call of `f`, whose view cannot
+        // hand out mutable borrows nor borrow components this system writes;
+        // other subtasks touch other entities; no concurrent system
+        // conflicts; and the storages stay shared-borrowed for `'a`.
+        if let Some(first) = view.set.run_start() {
+            let start = first.0 + view.range.start as u32;
+            // The common case of entities created together: ids are one
+            // ascending run, so id-indexed columns are walked linearly and
+            // the loop can be vectorised.
+            for id in start..start + ids.len() as u32 {
+                // SAFETY: `id` is `ids[k]` by the run invariant; see above.
+                let item = unsafe { Q::fetch(fetch, EntityId(id)) };
+                f(view, item);
+            }
+        } else {
+            for &id in ids {
+                // SAFETY: see above.
+                let item = unsafe { Q::fetch(fetch, id) };
+                f(view, item);
+            }
         }
     }
 
@@ -225,14 +237,15 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         self.shared_query::<Q>(self.other_entities(), f)
     }
 
+    #[inline]
     fn shared_query<Q: SharedQuery<Cx, S>>(&self, ids: impl Iterator<Item = EntityId>, mut f: impl FnMut(Q::Item<'_>)) {
-        let cx = self.cx;
-        let storages = cx.storages();
+        let fetch = Q::init(self.cx.storages());
         for id in ids {
             // SAFETY: `id` is an entity of the system, holding its signature;
             // `Q` borrows only components the system does not write
-            // (`SharedQuery`), which no concurrent system writes either.
-            f(unsafe { Q::fetch(storages, id) });
+            // (`SharedQuery`), which no concurrent system writes either; the
+            // storages stay shared-borrowed for `'a`.
+            f(unsafe { Q::fetch(fetch, id) });
         }
     }
 

@@ -109,6 +109,20 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         NonNull::new(self.slots[id.index()].get().cast::<T>())
     }
 
+    type Fetch = NonNull<T>;
+
+    #[inline]
+    fn fetch_state(&self) -> NonNull<T> {
+        self.base()
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(base: NonNull<T>, id: EntityId) -> NonNull<T> {
+        // SAFETY: the caller guarantees `base` is this buffer's, still live,
+        // and that `id` has a value, so `id < slots.len()`.
+        unsafe { base.add(id.index()) }
+    }
+
     #[inline]
     unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<T> {
         debug_assert!(self.contains(id));
@@ -117,6 +131,19 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         let cell = unsafe { self.slots.get_unchecked(id.index()) };
         // SAFETY: `UnsafeCell::get` never returns null.
         unsafe { NonNull::new_unchecked(cell.get().cast::<T>()) }
+    }
+}
+
+impl<T> Contiguous<T> {
+    /// The buffer as a pointer to `T`: slot `i` is at `base.add(i)`.
+    #[inline]
+    fn base(&self) -> NonNull<T> {
+        // `UnsafeCell<MaybeUninit<T>>` has the layout of `T` (both wrappers
+        // are `repr(transparent)`), so the buffer is an array of `T` slots.
+        // A `Vec`'s pointer is never null; `UnsafeCell::raw_get` keeps write
+        // permission through the shared borrow.
+        let cells = self.slots.as_ptr();
+        NonNull::new(UnsafeCell::raw_get(cells).cast::<T>()).expect("a Vec's pointer is never null")
     }
 }
 

@@ -239,6 +239,24 @@ unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
         NonNull::new(member.cast())
     }
 
+    type Fetch = NonNull<UnsafeCell<G::Slots>>;
+
+    #[inline]
+    fn fetch_state(&self) -> Self::Fetch {
+        NonNull::new(self.0.slots.as_ptr().cast_mut()).expect("a Vec's pointer is never null")
+    }
+
+    #[inline(always)]
+    unsafe fn fetch(base: Self::Fetch, id: EntityId) -> NonNull<Self::Item> {
+        // SAFETY: the caller guarantees `base` is this buffer's, still live,
+        // and that member `I` of `id` is present, so `id` is in bounds.
+        let cell = unsafe { base.add(id.index()) };
+        // SAFETY: the cell is live; `raw_get` and `project` create no reference.
+        let member = unsafe { G::project(UnsafeCell::raw_get(cell.as_ptr())) };
+        // SAFETY: a field address inside a live allocation is never null.
+        unsafe { NonNull::new_unchecked(member.cast()) }
+    }
+
     #[inline]
     unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<Self::Item> {
         debug_assert!(self.0.has(id, I));

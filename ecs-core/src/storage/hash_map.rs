@@ -75,6 +75,21 @@ unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
         self.map.get(&id.0).and_then(|c| NonNull::new(c.get()))
     }
+
+    /// The storage itself: a lookup per entity.
+    type Fetch = NonNull<Self>;
+
+    #[inline]
+    fn fetch_state(&self) -> NonNull<Self> {
+        NonNull::from(self)
+    }
+
+    #[inline]
+    unsafe fn fetch(this: NonNull<Self>, id: EntityId) -> NonNull<T> {
+        // SAFETY: the caller guarantees the storage is live and not mutably
+        // borrowed, and that `id` has a value.
+        unsafe { this.as_ref().get_ptr_unchecked(id) }
+    }
 }
 
 #[cfg(test)]

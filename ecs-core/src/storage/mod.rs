@@ -73,6 +73,22 @@ pub unsafe trait Column: Send + Sync {
     /// A pointer to the value of `id`, if any; see the trait's contract.
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<Self::Item>>;
 
+    /// What iteration keeps from one entity to the next, such as the base
+    /// pointer of a buffer indexed by id, so that the hot loop of a system
+    /// does no more than pointer arithmetic.
+    type Fetch: Copy;
+
+    /// The iteration state of this column.
+    fn fetch_state(&self) -> Self::Fetch;
+
+    /// A pointer to the value of `id`, from an iteration state.
+    ///
+    /// # Safety
+    /// `state` comes from `fetch_state` on this column, which has not been
+    /// borrowed mutably since (nor dropped), and `id` has a value. The
+    /// pointer obeys the same contract as `get_ptr`'s.
+    unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<Self::Item>;
+
     /// A pointer to the value of `id`, without checking that it exists.
     ///
     /// # Safety
@@ -115,6 +131,8 @@ pub(crate) mod tests {
             assert_eq!(unsafe { *c.get_ptr(EntityId(i)).unwrap().as_ptr() }, want);
             // SAFETY: the id has a value (inserted above).
             assert_eq!(unsafe { *c.get_ptr_unchecked(EntityId(i)).as_ptr() }, want);
+            // SAFETY: the state is fresh and the id has a value.
+            assert_eq!(unsafe { *C::fetch(c.fetch_state(), EntityId(i)).as_ptr() }, want);
         }
         *c.get_mut(EntityId(7)).unwrap() += 1;
         let p = c.get_ptr(EntityId(42)).unwrap();

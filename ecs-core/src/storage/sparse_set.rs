@@ -103,6 +103,29 @@ unsafe impl<T: Send + Sync + 'static> Column for SparseSetStorage<T> {
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
         self.slot(id).and_then(|p| NonNull::new(self.values[p].get()))
     }
+
+    /// The packed values and the id-to-index map.
+    type Fetch = (NonNull<UnsafeCell<T>>, NonNull<u32>);
+
+    #[inline]
+    fn fetch_state(&self) -> Self::Fetch {
+        let values = NonNull::new(self.values.as_ptr().cast_mut()).expect("a Vec's pointer is never null");
+        let index = NonNull::new(self.index.as_ptr().cast_mut()).expect("a Vec's pointer is never null");
+        (values, index)
+    }
+
+    #[inline(always)]
+    unsafe fn fetch((values, index): Self::Fetch, id: EntityId) -> NonNull<T> {
+        // SAFETY: the caller guarantees the state is this storage's, still
+        // live, and that `id` has a value: `index[id]` is in bounds and names
+        // its packed slot.
+        let slot = unsafe { *index.add(id.index()).as_ptr() } as usize;
+        // SAFETY: as above, `slot < values.len()`; `raw_get` keeps write
+        // permission through the shared borrow.
+        let cell = unsafe { values.add(slot) };
+        // SAFETY: a pointer into a live allocation is never null.
+        unsafe { NonNull::new_unchecked(UnsafeCell::raw_get(cell.as_ptr())) }
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,17 @@ unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
         self.contains(id).then(Self::dangling)
     }
+
+    /// Nothing: every value is at the same dangling address.
+    type Fetch = ();
+
+    #[inline(always)]
+    fn fetch_state(&self) {}
+
+    #[inline(always)]
+    unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
+        Self::dangling()
+    }
 }
 
 impl<T> Drop for Tag<T> {

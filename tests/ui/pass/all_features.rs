@@ -60,6 +60,14 @@ unsafe impl Column for MeshStorage {
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<Mesh>> {
         self.0.get(&id.to_bits()).and_then(|c| NonNull::new(c.get()))
     }
+    type Fetch = *const Self;
+    fn fetch_state(&self) -> *const Self {
+        self
+    }
+    unsafe fn fetch(this: *const Self, id: EntityId) -> NonNull<Mesh> {
+        // SAFETY: the caller guarantees the storage is live and `id` present.
+        unsafe { (*this).get_ptr(id).unwrap_unchecked() }
+    }
 }
 
 #[derive(Default)]
