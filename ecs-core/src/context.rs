@@ -92,6 +92,25 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.entities.is_alive(e)
     }
 
+    /// A plain-text summary of the declaration: settings, components with
+    /// their storages, systems with their access and dependencies, and the
+    /// dependency graph as levels and independent chains.
+    pub fn summary(&self) -> &'static str {
+        Cx::SUMMARY
+    }
+
+    /// The dependency graph of systems in Graphviz DOT (render it with
+    /// `dot -Tpng`); with `components`, components too, with a dashed edge
+    /// to each system reading one and a bold edge from each system writing
+    /// one.
+    pub fn dot(&self, components: bool) -> &'static str {
+        if components {
+            Cx::DOT_WITH_COMPONENTS
+        } else {
+            Cx::DOT
+        }
+    }
+
     /// Number of worker threads systems run on.
     pub fn threads(&self) -> usize {
         self.threads

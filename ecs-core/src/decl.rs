@@ -73,6 +73,13 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     const SIGNATURES: &'static [Self::Bits];
     /// Every system index, each after its dependencies.
     const TOPOLOGICAL: &'static [usize];
+    /// A plain-text summary of the declaration.
+    const SUMMARY: &'static str;
+    /// The dependency graph of systems, as Graphviz DOT.
+    const DOT: &'static str;
+    /// The dependency graph with components and their readers and writers,
+    /// as Graphviz DOT.
+    const DOT_WITH_COMPONENTS: &'static str;
 
     /// Empty storages for the given limit.
     fn new_storages(limit: EntityLimit) -> Self::Storages;

@@ -174,6 +174,55 @@ impl<'a> Model<'a> {
         self.ancestors[a].contains(&b) || self.ancestors[b].contains(&a)
     }
 
+    /// Systems grouped by level: level 0 has no dependencies, level `n`
+    /// depends on something at level `n - 1`. Systems of one level never
+    /// depend on each other, so they may run together.
+    pub fn levels(&self) -> Vec<Vec<usize>> {
+        let mut level = vec![0usize; self.systems.len()];
+        for &i in &self.topological {
+            level[i] = self.systems[i]
+                .after
+                .iter()
+                .map(|&(d, _)| level[d] + 1)
+                .max()
+                .unwrap_or(0);
+        }
+        let depth = level.iter().max().map_or(0, |m| m + 1);
+        (0..depth)
+            .map(|l| (0..self.systems.len()).filter(|&i| level[i] == l).collect())
+            .collect()
+    }
+
+    /// The independent chains: sets of systems connected by dependencies
+    /// (either way), in order of their first system.
+    pub fn chains(&self) -> Vec<Vec<usize>> {
+        let n = self.systems.len();
+        let mut chain = vec![usize::MAX; n];
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        for start in 0..n {
+            if chain[start] != usize::MAX {
+                continue;
+            }
+            let id = out.len();
+            let mut stack = vec![start];
+            chain[start] = id;
+            let mut members = Vec::new();
+            while let Some(i) = stack.pop() {
+                members.push(i);
+                let deps = self.systems[i].after.iter().map(|&(d, _)| d);
+                for j in deps.chain(self.dependents[i].iter().copied()) {
+                    if chain[j] == usize::MAX {
+                        chain[j] = id;
+                        stack.push(j);
+                    }
+                }
+            }
+            members.sort_unstable_by_key(|&m| self.topological.iter().position(|&t| t == m));
+            out.push(members);
+        }
+        out
+    }
+
     /// Words of the component bitset.
     pub fn bitset_words(&self) -> usize {
         self.components.len().div_ceil(64).max(1)

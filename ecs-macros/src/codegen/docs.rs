@@ -102,6 +102,10 @@ pub fn context_docs(model: &Model) -> TokenStream {
         Limit::Dynamic(n) => format!("dynamic, growing from {n}"),
     };
     doc.push_str(&format!(
+        "\n# Dependency graph\n\n```text\n{}```\n",
+        super::inspect::graph_text(model)
+    ));
+    doc.push_str(&format!(
         "\n# Settings\n\n- entities: {entities}\n- inner parallelism: {}\n- threads: {}\n",
         if st.inner_parallelism { "allowed" } else { "denied" },
         st.threads

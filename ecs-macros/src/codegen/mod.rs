@@ -2,6 +2,7 @@
 //! is already in the model.
 
 mod docs;
+mod inspect;
 mod storage;
 mod systems;
 
@@ -85,6 +86,9 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         quote!(::ecs::__private::Bitset::<#words>::from_indices(&[#(#sig),*]))
     });
     let topo = &model.topological;
+    let summary = inspect::summary(model);
+    let dot = inspect::dot(model, false);
+    let dot_components = inspect::dot(model, true);
     let new_storages = storage::new_storages(model, names);
     let remove_arms = storage::remove_arms(model, names);
     let (new_slots, core_arms, core_mut_arms) = systems::slot_parts(model, names);
@@ -165,6 +169,9 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[#(#system_infos),*];
             const SIGNATURES: &'static [Self::Bits] = &[#(#signatures),*];
             const TOPOLOGICAL: &'static [usize] = &[#(#topo),*];
+            const SUMMARY: &'static str = #summary;
+            const DOT: &'static str = #dot;
+            const DOT_WITH_COMPONENTS: &'static str = #dot_components;
 
             fn new_storages(limit: ::ecs::__private::EntityLimit) -> #storages {
                 #new_storages

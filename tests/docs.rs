@@ -1,0 +1,45 @@
+//! `cargo doc` on a user crate shows what `declare_context!` generated: the
+//! component table, the system table, the dependency graph and the settings.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn rustdoc_shows_tables_and_graph() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("doc-crate");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["doc", "--no-deps", "--quiet", "--manifest-path"])
+        .arg(root.join("tests/doc_crate/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("cargo doc runs");
+    assert!(status.success(), "cargo doc failed");
+    let html = std::fs::read_to_string(target.join("doc/doc_crate/struct.Documented.html")).expect("page exists");
+    // The user's own doc comment is carried over.
+    assert!(html.contains("The documented context."));
+    // Component table: type, storage, readers, writers, the user's docs.
+    for cell in [
+        "<th>component</th>",
+        "<td><code>Position</code></td><td><code>contiguous</code></td><td><code>draw</code></td><td><code>movement</code></td><td>Position and velocity, one buffer each.</td>",
+        "<td><code>Color</code></td><td><code>sparse_set</code></td><td><code>draw</code>, <code>count</code></td>",
+    ] {
+        assert!(html.contains(cell), "missing component cell {cell}");
+    }
+    // System table: type, reads, writes, dependencies, parallelism, output.
+    for cell in [
+        "<th>system</th>",
+        "<td><code>movement</code></td><td><code>Move</code></td><td><code>Velocity</code></td><td><code>Position</code></td><td>—</td><td>split evenly per core</td><td>—</td><td>Integrates velocities.</td>",
+        "<td><code>draw</code></td><td><code>Draw</code></td><td><code>Position</code>, <code>Color</code></td><td>—</td><td><code>movement</code></td><td>none</td><td><code>Vec&lt;u32&gt;</code></td>",
+    ] {
+        assert!(html.contains(cell), "missing system cell {cell}");
+    }
+    // The graph as text: levels and independent chains.
+    assert!(html.contains("0: movement, count"), "levels");
+    assert!(html.contains("1: draw"), "levels");
+    assert!(html.contains("movement -&gt; draw (after movement)"), "chains");
+    // Settings.
+    assert!(html.contains("fixed, 1000 entities"));
+    assert!(html.contains("inner parallelism: denied"));
+}
