@@ -285,12 +285,18 @@ impl<Cx: ContextDecl> Context<Cx> {
     fn refresh(&mut self, events: &mut dyn EventSink) {
         let collect = events.wants();
         let mut fired = Vec::new();
+        // Every deferred function first (system, subtask, call order), then
+        // the kills systems recorded: a deferred function still sees the
+        // entities its system's step killed.
         for i in 0..Cx::SYSTEMS.len() {
-            let pending = core::mem::take(Cx::slot_core_mut(&mut self.systems, i).pending.get_mut());
-            for f in pending.deferred {
+            let deferred = core::mem::take(&mut Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred);
+            for f in deferred {
                 f(&mut Defer { cx: self });
             }
-            for id in pending.kills {
+        }
+        for i in 0..Cx::SYSTEMS.len() {
+            let kills = core::mem::take(&mut Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().kills);
+            for id in kills {
                 self.entities.kill_id(id);
             }
         }
