@@ -7,8 +7,8 @@
 //! system waiting for its own subtasks) runs pending work meanwhile, so no
 //! pool size can deadlock — unlike ECST's blocking waits.
 
+use super::counters::Counters;
 use crate::decl::ContextDecl;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs the systems for which `selected[i]` holds, each after its selected
 /// dependencies, calling `run(i)` for each, on `pool` when given and on the
@@ -27,34 +27,24 @@ pub(crate) fn execute<Cx: ContextDecl>(
         }
         return;
     };
-    // Unfinished selected dependencies of each selected system.
-    let pending: Vec<AtomicUsize> = Cx::SYSTEMS
-        .iter()
-        .map(|s| AtomicUsize::new(s.dependencies.iter().filter(|&&d| selected[d]).count()))
-        .collect();
+    let counters = Counters::new(Cx::SYSTEMS, selected);
     let graph = Graph {
-        pending: &pending,
-        selected,
+        counters: &counters,
         run,
-        systems: Cx::SYSTEMS,
     };
     pool.install(|| {
         rayon::scope(|scope| {
-            for (i, count) in pending.iter().enumerate() {
-                if selected[i] && count.load(Ordering::Relaxed) == 0 {
-                    let graph = &graph;
-                    scope.spawn(move |scope| graph.task(scope, i));
-                }
+            for i in counters.roots() {
+                let graph = &graph;
+                scope.spawn(move |scope| graph.task(scope, i));
             }
         })
     });
 }
 
 struct Graph<'a> {
-    pending: &'a [AtomicUsize],
-    selected: &'a [bool],
+    counters: &'a Counters<'a>,
     run: &'a (dyn Fn(usize) + Sync),
-    systems: &'static [crate::decl::SystemInfo],
 }
 
 impl<'a> Graph<'a> {
@@ -63,12 +53,7 @@ impl<'a> Graph<'a> {
         'a: 's,
     {
         (self.run)(i);
-        for &d in self.systems[i].dependents {
-            // AcqRel: the last dependency to finish sees every other
-            // dependency's writes before starting the dependent.
-            if self.selected[d] && self.pending[d].fetch_sub(1, Ordering::AcqRel) == 1 {
-                scope.spawn(move |scope| self.task(scope, d));
-            }
-        }
+        self.counters
+            .finish(i, |d| scope.spawn(move |scope| self.task(scope, d)));
     }
 }

@@ -1,5 +1,6 @@
 //! Scheduling: inner parallelism strategies and the dependency-graph executor.
 
+mod counters;
 mod executor;
 mod parallelism;
 

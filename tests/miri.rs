@@ -1,0 +1,147 @@
+//! Small cases for Miri that together reach every `unsafe` block of ecs-core
+//! through a context: every storage strategy, fixed and dynamic limits, split
+//! systems writing disjoint entities on 2 threads while another system reads,
+//! random access by a single subtask, deferred operations, refresh, tags.
+//! They also run under plain `cargo test`.
+
+use ecs::{Data, EntityId, System};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct P(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct V(pub u32);
+#[derive(Clone, Debug, PartialEq)]
+pub struct S(pub String);
+#[derive(Clone, Debug, PartialEq)]
+pub struct H(pub Vec<u32>);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct G1(pub u8);
+#[derive(Clone, Debug, PartialEq)]
+pub struct G2(pub Box<u32>);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct T;
+
+#[derive(Default)]
+pub struct Integrate;
+#[derive(Default)]
+pub struct Reader;
+#[derive(Default)]
+pub struct Grouper;
+#[derive(Default)]
+pub struct Solver;
+#[derive(Default)]
+pub struct Tagger;
+
+macro_rules! miri_context {
+    ($module:ident, $($settings:tt)*) => {
+        mod $module {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { $($settings)* }
+                    components {
+                        P, V: contiguous;
+                        S: sparse_set;
+                        H: hash_map;
+                        (G1, G2): grouped;
+                        T: tag;
+                    }
+                    systems {
+                        integrate: Integrate { read: [V], write: [P], parallelism: split_every(2) }
+                        reader: Reader { read: [V, H], output: u32, parallelism: split_every(1) }
+                        grouper: Grouper { read: [G1], write: [G2, S], parallelism: split_every(2) }
+                        solver: Solver { read: [T], write: [P], after: [integrate] }
+                        tagger: Tagger { read: [T, S], after: [grouper], parallelism: split_every(1) }
+                    }
+                }
+            }
+
+            impl System<Ctx> for Integrate {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<(&mut P, &V)>(|(p, v)| p.0 += v.0);
+                }
+            }
+            impl System<Ctx> for Reader {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    let mut sum = 0;
+                    data.for_each::<(&V, &H)>(|(v, h)| sum += v.0 + h.0.len() as u32);
+                    data.for_other_entities::<&V>(|v| sum += v.0);
+                    if let Some(&first) = data.all_entities().first() {
+                        sum += data.get::<V>(first).map_or(0, |v| v.0);
+                    }
+                    *data.output() = sum;
+                }
+            }
+            impl System<Ctx> for Grouper {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<(&G1, &mut G2, &mut S)>(|(g1, g2, s)| {
+                        *g2.0 += u32::from(g1.0);
+                        s.0.push('x');
+                    });
+                }
+            }
+            impl System<Ctx> for Solver {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    let ids: Vec<EntityId> = data.entities().to_vec();
+                    for pair in ids.windows(2) {
+                        let a = *data.read::<P>(pair[0]).unwrap();
+                        let b = *data.write::<P>(pair[1]).unwrap();
+                        data.write::<P>(pair[0]).unwrap().0 = b.0;
+                        data.write::<P>(pair[1]).unwrap().0 = a.0;
+                    }
+                }
+            }
+            impl System<Ctx> for Tagger {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_entities::<(EntityId, &S, &T)>(|view, (id, s, _)| {
+                        if s.0.len() > 3 {
+                            view.kill(id);
+                        } else {
+                            let e = view.handle(id).unwrap();
+                            view.defer(move |d| {
+                                d.add(e, H(vec![1, 2])).unwrap();
+                                d.remove::<T>(e);
+                                let n = d.spawn((P(1), V(1), S("new".into()))).unwrap();
+                                d.add(n, G1(3)).unwrap();
+                            });
+                        }
+                    });
+                }
+            }
+
+            #[test]
+            fn every_unsafe_path() {
+                let mut ctx = Ctx::new();
+                let es = ctx.step(|p| {
+                    (0..6u32)
+                        .map(|i| {
+                            let e = p.spawn((P(i), V(1), S(format!("{i}")), H(vec![i]))).unwrap();
+                            p.add(e, G1(i as u8)).unwrap();
+                            p.add(e, G2(Box::new(i))).unwrap();
+                            if i % 2 == 0 {
+                                p.add(e, T).unwrap();
+                            }
+                            e
+                        })
+                        .collect::<Vec<_>>()
+                });
+                for _ in 0..3 {
+                    ctx.step(|p| p.run_all(&()));
+                }
+                ctx.step(|p| {
+                    assert!(p.outputs::<Reader>().iter().sum::<u32>() > 0);
+                    assert_eq!(p.remove::<G1>(es[1]), Some(G1(1)));
+                    assert_eq!(p.get::<G2>(es[1]).map(|g| *g.0), Some(1 + 3));
+                    p.kill(es[5]);
+                    p.run_all(&());
+                });
+                assert!(!ctx.is_alive(es[5]));
+                assert!(ctx.len() > 6, "deferred spawns happened");
+            }
+        }
+    };
+}
+
+miri_context!(fixed_two_threads, entities: fixed(32), inner_parallelism: allow, threads: 2);
+miri_context!(dynamic_one_thread, entities: dynamic(1), inner_parallelism: allow, threads: 1);
