@@ -4,7 +4,7 @@
 extern crate self as ecs;
 
 pub use ecs_core::{
-    storage, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentSet, Context, ContextDecl,
+    storage, Adapters, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentSet, Context, ContextDecl,
     ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, NoSuchEntity, Parallelism,
     Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Step, System, SystemInfo, SystemOf,
     SystemSlot, View,

@@ -406,3 +406,145 @@ fn a_panicking_deferred_function_reaches_the_caller() {
     });
     assert_eq!(n, 2);
 }
+
+// The particle simulation's graph (shared/particles.md), with inner
+// parallelism on: every system splits, subtasks wait on their workers, and
+// no pool size may deadlock (ECST does below 4 threads).
+pub mod particle_graph {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    pub struct Pos(pub f32);
+    #[derive(Clone, Copy)]
+    pub struct Vel(pub f32);
+    #[derive(Clone, Copy)]
+    pub struct Acc(pub f32);
+    #[derive(Clone, Copy)]
+    pub struct Col(pub u8);
+    #[derive(Clone, Copy)]
+    pub struct Circle(pub f32);
+    #[derive(Clone, Copy)]
+    pub struct Life(pub f32);
+
+    macro_rules! systems {
+        ($($ty:ident),*) => { $( #[derive(Default)] pub struct $ty; )* };
+    }
+    systems!(
+        Acceleration,
+        Velocity,
+        KeepInBounds,
+        SpatialPartition,
+        Collision,
+        SolveContacts,
+        Render,
+        LifeSys,
+        Fade
+    );
+
+    macro_rules! graph {
+        ($module:ident, $threads:literal) => {
+            pub mod $module {
+                use super::*;
+
+                ecs::declare_context! {
+                    pub context Particles {
+                        settings { entities: fixed(4096), inner_parallelism: allow, threads: $threads }
+                        components { Pos, Vel, Acc, Col, Circle, Life: contiguous; }
+                        systems {
+                            acceleration: Acceleration { read: [Acc], write: [Vel], parallelism: split_evenly_per_core }
+                            velocity: Velocity { read: [Vel], write: [Pos], after: [acceleration], parallelism: split_evenly_per_core }
+                            keep_in_bounds: KeepInBounds { read: [Circle], write: [Pos, Vel], after: [velocity], parallelism: split_evenly_per_core }
+                            spatial_partition: SpatialPartition { read: [Pos, Circle], after: [keep_in_bounds], output: usize, parallelism: split_evenly_per_core }
+                            collision: Collision { read: [Pos, Circle], after: [spatial_partition], output: usize, parallelism: split_evenly_per_core }
+                            solve_contacts: SolveContacts { read: [Circle], write: [Pos, Vel], after: [collision] }
+                            life: LifeSys { write: [Life], parallelism: split_evenly_per_core }
+                            fade: Fade { read: [Life], write: [Col], after: [life], parallelism: split_evenly_per_core }
+                            render: Render { read: [Pos, Circle, Col], after: [solve_contacts, fade], output: usize, parallelism: split_evenly_per_core }
+                        }
+                    }
+                }
+
+                macro_rules! count_system {
+                    ($ty:ident, $q:ty) => {
+                        impl System<Particles, f32> for $ty {
+                            fn process(&self, data: &mut Data<'_, Particles, Self>, _: &f32) {
+                                let mut n = 0usize;
+                                data.for_each::<$q>(|_| n += 1);
+                                std::hint::black_box(n);
+                            }
+                        }
+                    };
+                }
+                impl System<Particles, f32> for Acceleration {
+                    fn process(&self, data: &mut Data<'_, Particles, Self>, dt: &f32) {
+                        data.for_each::<(&mut Vel, &Acc)>(|(v, a)| v.0 += a.0 * dt);
+                    }
+                }
+                impl System<Particles, f32> for Velocity {
+                    fn process(&self, data: &mut Data<'_, Particles, Self>, dt: &f32) {
+                        data.for_each::<(&mut Pos, &Vel)>(|(p, v)| p.0 += v.0 * dt);
+                    }
+                }
+                count_system!(KeepInBounds, (&mut Pos, &mut Vel, &Circle));
+                count_system!(SpatialPartition, (&Pos, &Circle));
+                count_system!(Collision, (&Pos, &Circle));
+                count_system!(SolveContacts, &mut Pos);
+                count_system!(Render, (&Pos, &Circle, &Col));
+                count_system!(Fade, (&Life, &mut Col));
+                impl System<Particles, f32> for LifeSys {
+                    fn process(&self, data: &mut Data<'_, Particles, Self>, dt: &f32) {
+                        data.for_entities::<(EntityId, &mut Life)>(|view, (id, l)| {
+                            l.0 -= dt;
+                            if l.0 <= 0.0 {
+                                view.kill(id);
+                            }
+                        });
+                    }
+                }
+
+                pub fn run() -> usize {
+                    let mut ctx = Particles::new();
+                    ctx.step(|p| {
+                        for i in 0..2000 {
+                            p.spawn((Pos(0.0), Vel(1.0), Acc(1.0), Col(255), Circle(1.0), Life((i % 50) as f32 * 0.04)))
+                                .unwrap();
+                        }
+                    });
+                    for _ in 0..60 {
+                        ctx.step(|p| p.run_all(&0.04));
+                    }
+                    ctx.len()
+                }
+            }
+        };
+    }
+
+    graph!(one_thread, 1);
+    graph!(two_threads, 2);
+}
+
+#[test]
+fn particle_graph_with_inner_parallelism_does_not_deadlock_on_one_or_two_threads() {
+    // A deadlock would hang: a watchdog turns it into a failure.
+    let done = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            while Instant::now() < deadline {
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            eprintln!("the particle graph deadlocked");
+            std::process::abort();
+        })
+    };
+    let one = particle_graph::one_thread::run();
+    let two = particle_graph::two_threads::run();
+    done.store(true, Ordering::SeqCst);
+    watchdog.join().unwrap();
+    assert_eq!(one, two);
+    assert!(one < 2000, "some particles died");
+}

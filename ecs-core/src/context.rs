@@ -1,7 +1,7 @@
 //! The runtime of a declared context: entities, storages, systems, workers.
 
 use crate::bitset::ComponentSet;
-use crate::decl::{Component, ContextDecl, Dispatch, SystemOf};
+use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
@@ -213,11 +213,14 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.entities.restore_dirty_buffer(dirty);
     }
 
-    /// Runs the selected systems after matching pending entities.
-    pub(crate) fn run_selected<A: ?Sized + Sync>(&mut self, selected: &[bool], args: &A, events: &mut dyn EventSink)
-    where
-        Cx: Dispatch<A>,
-    {
+    /// Runs the selected systems after matching pending entities, calling
+    /// `run(cx, i)` for each system `i`.
+    pub(crate) fn run_selected(
+        &mut self,
+        selected: &[bool],
+        events: &mut dyn EventSink,
+        run: &(dyn Fn(&Self, usize) + Sync),
+    ) {
         let collect = events.wants();
         let mut fired = Vec::new();
         self.match_dirty(&mut fired, collect);
@@ -225,14 +228,29 @@ impl<Cx: ContextDecl> Context<Cx> {
             events.fire(e);
         }
         let cx = &*self;
-        crate::schedule::execute::<Cx>(cx.pool.as_ref(), selected, &|i| Cx::dispatch(cx, i, args));
+        crate::schedule::execute::<Cx>(cx.pool.as_ref(), selected, &|i| run(cx, i));
     }
 
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
     #[doc(hidden)]
     pub fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        self.run_system_with::<S>(
+            |s| s.before(args),
+            |s, data| s.process(data, args),
+            |s, outputs| s.after(outputs, args),
+        );
+    }
+
+    /// Runs system `S` with the given code: `before` once, `process` per
+    /// subtask (in parallel where split), `after` once with the outputs.
+    pub(crate) fn run_system_with<S: SystemOf<Cx>>(
+        &self,
+        before: impl FnOnce(&mut S),
+        process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync,
+        after: impl FnOnce(&mut S, &mut [S::Output]),
+    ) {
         let slot = S::slot(&self.systems);
-        slot.state.write().before(args);
+        before(&mut slot.state.write());
         let set = &slot.core.subscribers;
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
@@ -253,7 +271,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // scheduler runs only systems the declaration proves
                 // compatible at the same time (`ContextDecl`'s contract).
                 let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
-                state.process(&mut data, args);
+                process(state, &mut data);
             };
             let mut work = outputs.iter_mut().zip(pending.iter_mut()).enumerate();
             if subtasks == 1 || self.pool.is_none() {
@@ -277,7 +295,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 gathered.append(p);
             }
         }
-        slot.state.write().after(&mut outputs, args);
+        after(&mut slot.state.write(), &mut outputs);
         *slot.outputs.write() = outputs;
     }
 

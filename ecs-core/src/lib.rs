@@ -45,6 +45,6 @@ pub use proxy::defer::Bundle;
 pub use proxy::step::Roots;
 pub use proxy::{Data, Defer, Step, View};
 pub use query::{Query, SharedQuery};
-pub use schedule::Parallelism;
+pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
 pub use system::{SlotCore, System, SystemSlot};

@@ -3,6 +3,7 @@
 use crate::decl::{ContextDecl, Dispatch, SystemOf};
 use crate::events::EventSink;
 use crate::proxy::Defer;
+use crate::schedule::Adapters;
 use core::ops::{Deref, DerefMut};
 
 /// What the closure given to [`Context::step`](crate::Context::step) works
@@ -81,7 +82,9 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         Cx: Dispatch<A>,
     {
         let selected = vec![true; Cx::SYSTEMS.len()];
-        self.defer.cx.run_selected(&selected, args, self.events);
+        self.defer
+            .cx
+            .run_selected(&selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
     }
 
     /// Runs the chains that start from the systems of the tuple `R`: those
@@ -110,7 +113,22 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
                 selected[i] = true;
             }
         }
-        self.defer.cx.run_selected(&selected, args, self.events);
+        self.defer
+            .cx
+            .run_selected(&selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
+    }
+
+    /// Runs the systems that `adapters` gives code for, each after those of
+    /// its dependencies that run too, with that code instead of their
+    /// [`System`](crate::System) implementations: ECST's execution adapters.
+    ///
+    /// # Panics
+    /// As [`run_all`](Self::run_all).
+    pub fn run_adapted(&mut self, adapters: &Adapters<'_, Cx>) {
+        let selected = adapters.selected();
+        self.defer
+            .cx
+            .run_selected(&selected, self.events, &|cx, i| adapters.run(cx, i));
     }
 
     /// The state of system `S`.

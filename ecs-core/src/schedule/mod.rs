@@ -1,9 +1,11 @@
 //! Scheduling: inner parallelism strategies and the dependency-graph executor.
 
+mod adapters;
 mod counters;
 mod executor;
 mod parallelism;
 
+pub use adapters::Adapters;
 pub(crate) use executor::execute;
 pub(crate) use parallelism::subtask_range;
 pub use parallelism::Parallelism;

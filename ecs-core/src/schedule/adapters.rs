@@ -1,0 +1,104 @@
+//! Execution adapters (thesis, 12.2): the code a step runs for each system,
+//! given as closures that capture what they need (a time step, a renderer),
+//! instead of the systems' `System` implementations.
+
+use crate::context::Context;
+use crate::decl::{ContextDecl, SystemOf};
+use crate::proxy::Data;
+use core::marker::PhantomData;
+
+/// Closures to run systems with, for [`Step::run_adapted`](crate::Step::run_adapted).
+///
+/// ```ignore
+/// let dt = 0.04;
+/// p.run_adapted(
+///     &ecs::Adapters::new()
+///         .system::<Accelerate>(move |s, data| s.integrate(data, dt))
+///         .detailed::<Partition>(
+///             |grid| grid.clear(),
+///             |grid, data| grid.collect(data),
+///             |grid, outputs| grid.fill(outputs),
+///         ),
+/// );
+/// ```
+///
+/// A system given no code does not run. To give several systems the same
+/// code, call a shared function from each closure; to give every system the
+/// same code with the same arguments, implement [`System`](crate::System)
+/// and use [`Step::run_all`](crate::Step::run_all).
+pub struct Adapters<'f, Cx: ContextDecl> {
+    slots: Vec<Option<Box<dyn Adapter<Cx> + 'f>>>,
+}
+
+/// Type-erased code for one system: one virtual call per system run.
+trait Adapter<Cx: ContextDecl>: Sync {
+    fn run(&self, cx: &Context<Cx>);
+}
+
+struct Detailed<S, B, P, A> {
+    before: B,
+    process: P,
+    after: A,
+    _system: PhantomData<fn(S)>,
+}
+
+impl<Cx, S, B, P, A> Adapter<Cx> for Detailed<S, B, P, A>
+where
+    Cx: ContextDecl,
+    S: SystemOf<Cx>,
+    B: Fn(&mut S) + Sync,
+    P: Fn(&S, &mut Data<'_, Cx, S>) + Sync,
+    A: Fn(&mut S, &mut [S::Output]) + Sync,
+{
+    fn run(&self, cx: &Context<Cx>) {
+        cx.run_system_with::<S>(&self.before, &self.process, &self.after);
+    }
+}
+
+impl<Cx: ContextDecl> Default for Adapters<'_, Cx> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
+    /// No code for any system.
+    pub fn new() -> Self {
+        Self {
+            slots: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
+        }
+    }
+
+    /// Runs system `S` with `process` for each of its subtasks.
+    pub fn system<S: SystemOf<Cx>>(self, process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync + 'f) -> Self {
+        self.detailed::<S>(|_| {}, process, |_, _| {})
+    }
+
+    /// Runs system `S` with `before` once (exclusive access to the state),
+    /// `process` for each subtask (in parallel where split), then `after`
+    /// once with every subtask's output, in subtask order.
+    pub fn detailed<S: SystemOf<Cx>>(
+        mut self,
+        before: impl Fn(&mut S) + Sync + 'f,
+        process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync + 'f,
+        after: impl Fn(&mut S, &mut [S::Output]) + Sync + 'f,
+    ) -> Self {
+        self.slots[S::INDEX] = Some(Box::new(Detailed {
+            before,
+            process,
+            after,
+            _system: PhantomData,
+        }));
+        self
+    }
+
+    pub(crate) fn selected(&self) -> Vec<bool> {
+        self.slots.iter().map(Option::is_some).collect()
+    }
+
+    pub(crate) fn run(&self, cx: &Context<Cx>, index: usize) {
+        if let Some(adapter) = &self.slots[index] {
+            adapter.run(cx);
+        }
+    }
+}
