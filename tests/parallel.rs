@@ -89,11 +89,7 @@ impl_graph! {
 #[test]
 fn dependencies_are_respected_over_many_steps() {
     let mut g = Graph::new();
-    g.step(|p| {
-        for i in 0..50 {
-            p.spawn((A(i), B(0), C(i), D(0))).unwrap();
-        }
-    });
+    let handles: Vec<_> = g.step(|p| (0..50u64).map(|i| p.spawn((A(i), B(0), C(i), D(0))).unwrap()).collect());
     let clock = Clock::default();
     for _ in 0..1000 {
         clock.log.lock().unwrap().clear();
@@ -120,6 +116,24 @@ fn dependencies_are_respected_over_many_steps() {
             }
         }
     }
+    // And the results are those of running the systems one by one in order.
+    g.step(|p| {
+        for (i, &h) in handles.iter().enumerate() {
+            let (mut a, mut b, mut c, mut d) = (i as u64, 0u64, i as u64, 0u64);
+            for _ in 0..1000 {
+                a = a.wrapping_add(1); // s0, once per step whatever the split
+                b = a.wrapping_mul(2); // s2
+                a = b.wrapping_add(1); // s3
+                c += 3; // s4
+                d += 1; // s6
+                d = d.wrapping_add(c); // s7
+            }
+            assert_eq!(p.get::<A>(h), Some(&A(a)));
+            assert_eq!(p.get::<B>(h), Some(&B(b)));
+            assert_eq!(p.get::<C>(h), Some(&C(c)));
+            assert_eq!(p.get::<D>(h), Some(&D(d)));
+        }
+    });
 }
 
 /// Two systems that each wait (bounded) to see the other running.
