@@ -137,6 +137,11 @@ macro_rules! miri_context {
                     p.run_all(&());
                 });
                 assert!(!ctx.is_alive(es[5]));
+                let _: &Reader = ctx.system::<Reader>();
+                ctx.step(|p| {
+                    let tagged = p.spawn((T,)).unwrap();
+                    assert!(p.get_mut::<T>(tagged).is_some());
+                });
                 assert!(ctx.len() > 6, "deferred spawns happened");
             }
         }
