@@ -14,41 +14,14 @@ pub struct Mark;
 pub struct Bump;
 
 macro_rules! storage_case {
-    ($test:ident, $limit:expr, $strategy:ident) => {
+    ($test:ident, $limit:expr, { $($components:tt)* }) => {
         mod $test {
             use super::*;
 
             ecs::declare_context! {
                 pub context Ctx {
                     settings { entities: $limit, threads: 2 }
-                    components { Val: $strategy; Other: contiguous; Mark: tag; }
-                    systems { bump: Bump { read: [Other, Mark], write: [Val], parallelism: split_every(5) } }
-                }
-            }
-
-            impl System<Ctx> for Bump {
-                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
-                    data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
-                }
-            }
-
-            #[test]
-            fn life_cycle() {
-                check::<Ctx>(Ctx::new());
-            }
-        }
-    };
-}
-
-macro_rules! grouped_case {
-    ($test:ident, $limit:expr) => {
-        mod $test {
-            use super::*;
-
-            ecs::declare_context! {
-                pub context Ctx {
-                    settings { entities: $limit, threads: 2 }
-                    components { (Val, Other): grouped; Mark: tag; }
+                    components { $($components)* Mark: tag; }
                     systems { bump: Bump { read: [Other, Mark], write: [Val], parallelism: split_every(5) } }
                 }
             }
@@ -118,11 +91,11 @@ where
     });
 }
 
-storage_case!(contiguous_fixed, fixed(64), contiguous);
-storage_case!(contiguous_dynamic, dynamic(2), contiguous);
-storage_case!(sparse_set_fixed, fixed(64), sparse_set);
-storage_case!(sparse_set_dynamic, dynamic(2), sparse_set);
-storage_case!(hash_map_fixed, fixed(64), hash_map);
-storage_case!(hash_map_dynamic, dynamic(2), hash_map);
-grouped_case!(grouped_fixed, fixed(64));
-grouped_case!(grouped_dynamic, dynamic(2));
+storage_case!(contiguous_fixed, fixed(64), { Val, Other: contiguous; });
+storage_case!(contiguous_dynamic, dynamic(2), { Val, Other: contiguous; });
+storage_case!(sparse_set_fixed, fixed(64), { Val: sparse_set; Other: contiguous; });
+storage_case!(sparse_set_dynamic, dynamic(2), { Val: sparse_set; Other: contiguous; });
+storage_case!(hash_map_fixed, fixed(64), { Val: hash_map; Other: contiguous; });
+storage_case!(hash_map_dynamic, dynamic(2), { Val: hash_map; Other: contiguous; });
+storage_case!(grouped_fixed, fixed(64), { (Val, Other): grouped; });
+storage_case!(grouped_dynamic, dynamic(2), { (Val, Other): grouped; });
