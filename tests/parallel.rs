@@ -294,6 +294,29 @@ fn results_do_not_depend_on_threads_or_inner_parallelism() {
 }
 
 #[test]
+fn the_thread_count_can_be_chosen_at_run_time() {
+    let reference = final_state!(one_thread::Ctx);
+    for threads in [Some(1), Some(3), None] {
+        let mut ctx = one_thread::Ctx::with_threads(Default::default(), threads);
+        assert_eq!(
+            ctx.threads(),
+            threads.unwrap_or_else(|| std::thread::available_parallelism().unwrap().get())
+        );
+        let handles: Vec<_> = ctx.step(|p| (0..3000u64).map(|i| p.spawn((A(i), B(i * 3), C(i))).unwrap()).collect());
+        for _ in 0..30 {
+            ctx.step(|p| p.run_all(&()));
+        }
+        let state = ctx.step(|p| {
+            handles
+                .iter()
+                .map(|&h| (p.get::<A>(h).copied(), p.get::<B>(h).copied(), p.get::<C>(h).copied()))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(state, reference);
+    }
+}
+
+#[test]
 fn strategies_split_as_declared() {
     let mut ctx = eight_threads::Ctx::new();
     assert_eq!(ctx.threads(), 8);

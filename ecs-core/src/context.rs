@@ -39,9 +39,19 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// # Panics
     /// When the worker threads cannot be started.
     pub fn new(states: Cx::States) -> Self {
+        Self::with_threads(states, Cx::SETTINGS.threads)
+    }
+
+    /// A context with no entities, whose systems hold `states`, running on
+    /// `threads` worker threads instead of the declared count (`None`: one
+    /// per available core). With one thread, systems run on the caller's
+    /// thread and no pool is started.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
-        let threads = settings
-            .threads
+        let threads = threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
         let pool = (threads > 1).then(|| {

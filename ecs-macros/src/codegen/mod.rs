@@ -122,6 +122,19 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
                     inner: ::ecs::__private::Context::new(systems),
                 }
             }
+
+            /// Creates the context with the given system states, running on
+            /// `threads` worker threads instead of the declared count
+            /// (`None`: one per available core).
+            ///
+            /// # Panics
+            /// When the worker threads cannot be started.
+            #[must_use]
+            #vis fn with_threads(systems: #states, threads: ::core::option::Option<usize>) -> Self {
+                Self {
+                    inner: ::ecs::__private::Context::with_threads(systems, threads),
+                }
+            }
         }
 
         impl ::core::default::Default for #context
