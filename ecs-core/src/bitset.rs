@@ -101,6 +101,8 @@ pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + '
     fn contains(&self, bit: usize) -> bool;
     /// Whether every bit of `other` is set in `self`.
     fn contains_all(&self, other: &Self) -> bool;
+    /// Sets every bit of `other`.
+    fn union_with(&mut self, other: &Self);
     /// Calls `f` with each set bit, in increasing order.
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
@@ -123,6 +125,12 @@ impl<const W: usize> ComponentSet for Bitset<W> {
     #[inline]
     fn contains_all(&self, other: &Self) -> bool {
         Bitset::contains_all(self, other)
+    }
+    #[inline]
+    fn union_with(&mut self, other: &Self) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a |= b;
+        }
     }
     fn for_each(&self, f: impl FnMut(usize)) {
         self.iter().for_each(f)

@@ -183,6 +183,20 @@ impl<Cx: ContextDecl> Context<Cx> {
         old
     }
 
+    /// Stores `value` for a new entity without recording it in its bitset:
+    /// the caller records it (see `Bundle`), after the value is stored.
+    #[inline]
+    pub(crate) fn insert_new_value<C: Component<Cx>>(&mut self, id: EntityId, value: C) {
+        C::column_mut(&mut self.storages).insert_new(id, value)
+    }
+
+    /// Records that a live id holds every component of `bits` (all already
+    /// stored) and queues it for matching.
+    #[inline]
+    pub(crate) fn record_components(&mut self, id: EntityId, bits: &Cx::Bits) {
+        self.entities.add_bits(id, bits);
+    }
+
     /// Removes `C` of an id, clearing its bit first.
     pub(crate) fn remove_component<C: Component<Cx>>(&mut self, id: EntityId) -> Option<C> {
         if !self.entities.bits(id).contains(C::INDEX) {

@@ -214,6 +214,15 @@ impl<B: ComponentSet> Entities<B> {
         self.mark_dirty(id.0);
     }
 
+    /// Records that the entity now holds every component of `bits` and
+    /// queues it for matching.
+    #[inline]
+    pub(crate) fn add_bits(&mut self, id: EntityId, bits: &B) {
+        self.meta[id.index()].bits.union_with(bits);
+        self.mark_dirty(id.0);
+    }
+
+    #[inline]
     fn mark_dirty(&mut self, id: u32) {
         let meta = &mut self.meta[id as usize];
         if !meta.dirty {

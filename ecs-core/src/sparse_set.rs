@@ -67,17 +67,26 @@ impl SparseSet {
     }
 
     /// Adds `id`; returns whether it was absent.
+    #[inline]
     pub fn insert(&mut self, id: EntityId) -> bool {
-        if self.contains(id) {
+        let i = id.index();
+        if i >= self.sparse.len() {
+            self.grow(i);
+        }
+        let slot = &mut self.sparse[i];
+        if *slot != ABSENT {
             return false;
         }
-        if id.index() >= self.sparse.len() {
-            self.sparse.resize(id.index() + 1, ABSENT);
-        }
-        self.sparse[id.index()] = self.dense.len() as u32;
-        self.run &= self.dense.last().is_none_or(|last| last.0.checked_add(1) == Some(id.0));
+        *slot = self.dense.len() as u32;
+        self.run &= self.dense.last().is_none_or(|last| last.0.wrapping_add(1) == id.0);
         self.dense.push(id);
         true
+    }
+
+    #[cold]
+    fn grow(&mut self, i: usize) {
+        let len = (i + 1).max(self.sparse.len() * 2);
+        self.sparse.resize(len, ABSENT);
     }
 
     /// Removes `id` by moving the last member into its place; returns whether

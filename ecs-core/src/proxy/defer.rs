@@ -1,6 +1,7 @@
 //! Entity and component operations with exclusive access: the defer proxy,
 //! which the step proxy dereferences to.
 
+use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entity, EntityId};
@@ -21,7 +22,8 @@ pub struct Defer<'a, Cx: ContextDecl> {
 /// A set of components added together by [`Defer::spawn`]: a component or a
 /// tuple of up to twelve.
 pub trait Bundle<Cx: ContextDecl> {
-    /// Adds every component of the bundle to a live entity.
+    /// Adds every component of the bundle to a live entity created just
+    /// before, which holds none.
     #[doc(hidden)]
     fn add_to(self, cx: &mut Context<Cx>, id: EntityId);
 }
@@ -29,8 +31,16 @@ pub trait Bundle<Cx: ContextDecl> {
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
+            #[inline]
             fn add_to(self, cx: &mut Context<Cx>, id: EntityId) {
-                $( cx.insert_component(id, self.$i); )+
+                // Store every value, then record them all in the bitset at
+                // once (values first: the bitset never claims a missing one).
+                let mut bits = <Cx::Bits as Default>::default();
+                $(
+                    cx.insert_new_value(id, self.$i);
+                    bits.insert($C::INDEX);
+                )+
+                cx.record_components(id, &bits);
             }
         }
     };

@@ -41,6 +41,16 @@ impl<T> Contiguous<T> {
     }
 }
 
+impl<T> Contiguous<T> {
+    /// Makes room for slot `i` (dynamic limits only: fixed ones were sized
+    /// for the limit).
+    #[cold]
+    fn grow(&mut self, i: usize) {
+        let len = (i + 1).max(self.slots.len() * 2);
+        self.slots.resize_with(len, uninit_slot);
+    }
+}
+
 impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
         Self::with_capacity(limit.initial_capacity())
@@ -54,14 +64,14 @@ impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
 unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
     type Item = T;
 
+    #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let i = id.index();
         if i >= self.slots.len() {
-            let len = (i + 1).max(self.slots.len() * 2);
-            self.slots.resize_with(len, uninit_slot);
+            self.grow(i);
         }
         let slot = self.slots[i].get_mut();
-        if self.present.set(i, true) {
+        if self.present.insert(i) {
             // SAFETY: the presence bit was set, so the slot is initialised.
             Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
         } else {
@@ -70,9 +80,27 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         }
     }
 
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        let i = id.index();
+        if i >= self.slots.len() {
+            self.grow(i);
+        }
+        if self.present.insert(i) {
+            // Not new after all: replace (and drop) the old value.
+            // SAFETY: the presence bit was set, so the slot is initialised.
+            drop(core::mem::replace(
+                unsafe { self.slots[i].get_mut().assume_init_mut() },
+                value,
+            ));
+        } else {
+            self.slots[i].get_mut().write(value);
+        }
+    }
+
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let i = id.index();
-        if !self.present.set(i, false) {
+        if !self.present.remove(i) {
             return None;
         }
         // SAFETY: the bit was set, so the slot is initialised; clearing the

@@ -58,6 +58,17 @@ pub unsafe trait Column: Send + Sync {
     /// Stores `value` for `id`, returning the value it replaces.
     fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item>;
 
+    /// Stores `value` for an `id` known to have none (a new entity's
+    /// component): storages may skip looking for a value to replace.
+    ///
+    /// Implementations must behave as `insert` does when `id` has no value;
+    /// when it has one (a broken promise from a safe caller), the old value
+    /// may be leaked but memory stays sound.
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: Self::Item) {
+        drop(self.insert(id, value));
+    }
+
     /// Removes and returns the value of `id`, if any.
     fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
 

@@ -18,22 +18,35 @@ impl Presence {
         self.words.get(id / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
     }
 
-    /// Sets the bit of `id` to `value`, growing as needed; returns the old bit.
-    pub(crate) fn set(&mut self, id: usize, value: bool) -> bool {
+    /// Sets the bit of `id`, growing as needed; returns the old bit.
+    #[inline]
+    pub(crate) fn insert(&mut self, id: usize) -> bool {
         let word = id / 64;
         if word >= self.words.len() {
-            if !value {
-                return false;
-            }
-            self.words.resize(word + 1, 0);
+            self.grow(word);
         }
         let mask = 1 << (id % 64);
-        let old = self.words[word] & mask != 0;
-        if value {
-            self.words[word] |= mask;
-        } else {
-            self.words[word] &= !mask;
-        }
+        let w = &mut self.words[word];
+        let old = *w & mask != 0;
+        *w |= mask;
+        old
+    }
+
+    #[cold]
+    fn grow(&mut self, word: usize) {
+        let len = (word + 1).max(self.words.len() * 2);
+        self.words.resize(len, 0);
+    }
+
+    /// Clears the bit of `id`; returns the old bit.
+    #[inline]
+    pub(crate) fn remove(&mut self, id: usize) -> bool {
+        let Some(w) = self.words.get_mut(id / 64) else {
+            return false;
+        };
+        let mask = 1 << (id % 64);
+        let old = *w & mask != 0;
+        *w &= !mask;
         old
     }
 

@@ -54,7 +54,7 @@ unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
         let () = Self::ZERO_SIZED;
         // The value is moved into the storage: it occupies no memory.
         core::mem::forget(value);
-        if self.present.set(id.index(), true) {
+        if self.present.insert(id.index()) {
             // SAFETY: a value of a zero-sized type was held for this id;
             // reading it from a dangling pointer moves it out (no bytes read).
             Some(unsafe { Self::dangling().as_ptr().read() })
@@ -64,7 +64,7 @@ unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
-        if self.present.set(id.index(), false) {
+        if self.present.remove(id.index()) {
             // SAFETY: as in `insert`: moves out the zero-sized value held.
             Some(unsafe { Self::dangling().as_ptr().read() })
         } else {

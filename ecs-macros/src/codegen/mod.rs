@@ -99,6 +99,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             inner: ::ecs::__private::Context<#context>,
         }
 
+        // A program uses one or two of the constructors: no warning for the others.
+        #[allow(dead_code)]
         impl #context {
             /// Creates the context with every system in its default state.
             ///
