@@ -31,8 +31,10 @@ pub fn graph_text(model: &Model) -> String {
     out
 }
 
+/// A DOT string. Names are Rust identifiers and type paths: only `"` needs
+/// escaping, and `\n` in labels is DOT's line break, kept as is.
 fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    format!("\"{}\"", s.replace('"', "\\\""))
 }
 
 /// Graphviz DOT: one node per system, an edge from each dependency to its
