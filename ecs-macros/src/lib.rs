@@ -15,6 +15,11 @@ mod model;
 mod parse;
 mod validate;
 
+#[cfg(test)]
+mod growth_tests;
+#[cfg(test)]
+mod snapshot_tests;
+
 use proc_macro::TokenStream;
 
 /// Declares a context: components and their storages, systems with their

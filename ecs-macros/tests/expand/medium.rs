@@ -1,0 +1,949 @@
+/**
+
+# Components
+
+| component | storage | read by | written by | description |
+| --- | --- | --- | --- | --- |
+| `C0` | `contiguous` | `s4` | `s0` |  |
+| `C1` | `contiguous` | — | `s0` |  |
+| `C2` | `sparse_set` | `s5` | `s1` |  |
+| `C3` | `sparse_set` | — | `s1` |  |
+| `C4` | `hash_map` | `s6` | `s2` |  |
+| `C5` | `hash_map` | — | `s2` |  |
+| `C6` | grouped with `C7` | `s7` | `s3` |  |
+| `C7` | grouped with `C6` | — | `s3` |  |
+| `C8` | `tag` | — | `s4` |  |
+| `C9` | `tag` | — | `s4` |  |
+| `C10` | `contiguous` | — | `s5` |  |
+| `C11` | `contiguous` | — | `s5` |  |
+| `C12` | `sparse_set` | — | `s6` |  |
+| `C13` | `sparse_set` | — | `s6` |  |
+| `C14` | `hash_map` | — | `s7` |  |
+| `C15` | `hash_map` | — | `s7` |  |
+
+# Systems
+
+| system | type | reads | writes | after | parallelism | output | description |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| `s0` | `S0` | — | `C0`, `C1` | — | none | `Vec<u32>` |  |
+| `s1` | `S1` | — | `C2`, `C3` | — | split evenly per core | — |  |
+| `s2` | `S2` | — | `C4`, `C5` | — | split every 64 entities | — |  |
+| `s3` | `S3` | — | `C6`, `C7` | — | none below 100 entities, else split evenly per core | `Vec<u32>` |  |
+| `s4` | `S4` | `C0` | `C8`, `C9` | `s0` | none | — |  |
+| `s5` | `S5` | `C2` | `C10`, `C11` | `s1` | split evenly per core | — |  |
+| `s6` | `S6` | `C4` | `C12`, `C13` | `s2` | split every 64 entities | `Vec<u32>` |  |
+| `s7` | `S7` | `C6` | `C14`, `C15` | `s3` | none below 100 entities, else split evenly per core | — |  |
+
+# Dependency graph
+
+```text
+Levels (systems on one level may run together):
+  0: s0, s1, s2, s3
+  1: s4, s5, s6, s7
+Independent chains:
+  s0 -> s4 (after s0)
+  s1 -> s5 (after s1)
+  s2 -> s6 (after s2)
+  s3 -> s7 (after s3)
+```
+
+# Settings
+
+- entities: fixed, 1024 entities (allocated once)
+- inner parallelism: allowed
+- threads: 2
+*/
+pub struct Stress {
+    inner: ::ecs::__private::Context<Stress>,
+}
+#[allow(dead_code)]
+impl Stress {
+    /// Creates the context with every system in its default state.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn new() -> Self
+    where
+        for<'__ecs> StressSystems: ::core::default::Default,
+    {
+        Self::with_systems(::core::default::Default::default())
+    }
+    /// Creates the context with the given system states.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn with_systems(systems: StressSystems) -> Self {
+        Self {
+            inner: ::ecs::__private::Context::new(systems),
+        }
+    }
+    /// Creates the context with the given system states, running on
+    /// `threads` worker threads instead of the declared count
+    /// (`None`: one per available core).
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn with_threads(
+        systems: StressSystems,
+        threads: ::core::option::Option<usize>,
+    ) -> Self {
+        Self {
+            inner: ::ecs::__private::Context::with_threads(systems, threads),
+        }
+    }
+}
+impl ::core::default::Default for Stress
+where
+    for<'__ecs> StressSystems: ::core::default::Default,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl ::core::ops::Deref for Stress {
+    type Target = ::ecs::__private::Context<Stress>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+impl ::core::ops::DerefMut for Stress {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
+}
+unsafe impl ::ecs::__private::ContextDecl for Stress {
+    type Bits = ::ecs::__private::Bitset<1usize>;
+    type Storages = __StressStorages;
+    type Systems = __StressSlots;
+    type States = StressSystems;
+    const NAME: &'static str = "Stress";
+    const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
+        entities: ::ecs::__private::EntityLimit::Fixed(1024usize),
+        inner_parallelism: true,
+        threads: ::core::option::Option::Some(2usize),
+    };
+    const COMPONENTS: &'static [&'static str] = &[
+        "C0",
+        "C1",
+        "C2",
+        "C3",
+        "C4",
+        "C5",
+        "C6",
+        "C7",
+        "C8",
+        "C9",
+        "C10",
+        "C11",
+        "C12",
+        "C13",
+        "C14",
+        "C15",
+    ];
+    const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[
+        ::ecs::__private::SystemInfo {
+            name: "s0",
+            type_name: "S0",
+            dependencies: &[],
+            dependents: &[4usize],
+            ancestors: &[],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s1",
+            type_name: "S1",
+            dependencies: &[],
+            dependents: &[5usize],
+            ancestors: &[],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s2",
+            type_name: "S2",
+            dependencies: &[],
+            dependents: &[6usize],
+            ancestors: &[],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s3",
+            type_name: "S3",
+            dependencies: &[],
+            dependents: &[7usize],
+            ancestors: &[],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s4",
+            type_name: "S4",
+            dependencies: &[0usize],
+            dependents: &[],
+            ancestors: &[0usize],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s5",
+            type_name: "S5",
+            dependencies: &[1usize],
+            dependents: &[],
+            ancestors: &[1usize],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s6",
+            type_name: "S6",
+            dependencies: &[2usize],
+            dependents: &[],
+            ancestors: &[2usize],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "s7",
+            type_name: "S7",
+            dependencies: &[3usize],
+            dependents: &[],
+            ancestors: &[3usize],
+        },
+    ];
+    const SIGNATURES: &'static [Self::Bits] = &[
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[0usize, 1usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize, 3usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[4usize, 5usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[6usize, 7usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[0usize, 8usize, 9usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize, 10usize, 11usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[4usize, 12usize, 13usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[6usize, 14usize, 15usize]),
+    ];
+    const TOPOLOGICAL: &'static [usize] = &[
+        0usize, 1usize, 2usize, 3usize, 4usize, 5usize, 6usize, 7usize,
+    ];
+    const SUMMARY: &'static str = "context Stress\nsettings: entities fixed(1024), inner parallelism allowed, threads 2\ncomponents (16):\n  C0: contiguous\n  C1: contiguous\n  C2: sparse_set\n  C3: sparse_set\n  C4: hash_map\n  C5: hash_map\n  C6: grouped\n  C7: grouped\n  C8: tag\n  C9: tag\n  C10: contiguous\n  C11: contiguous\n  C12: sparse_set\n  C13: sparse_set\n  C14: hash_map\n  C15: hash_map\nsystems (8):\n  s0: S0 read [] write [C0, C1] after [] output Vec<u32>\n  s1: S1 read [] write [C2, C3] after []\n  s2: S2 read [] write [C4, C5] after []\n  s3: S3 read [] write [C6, C7] after [] output Vec<u32>\n  s4: S4 read [C0] write [C8, C9] after [s0]\n  s5: S5 read [C2] write [C10, C11] after [s1]\n  s6: S6 read [C4] write [C12, C13] after [s2] output Vec<u32>\n  s7: S7 read [C6] write [C14, C15] after [s3]\nLevels (systems on one level may run together):\n  0: s0, s1, s2, s3\n  1: s4, s5, s6, s7\nIndependent chains:\n  s0 -> s4 (after s0)\n  s1 -> s5 (after s1)\n  s2 -> s6 (after s2)\n  s3 -> s7 (after s3)\n";
+    const DOT: &'static str = "digraph \"Stress\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"s0\" [label=\"s0\\nS0\"];\n  \"s1\" [label=\"s1\\nS1\"];\n  \"s2\" [label=\"s2\\nS2\"];\n  \"s3\" [label=\"s3\\nS3\"];\n  \"s4\" [label=\"s4\\nS4\"];\n  \"s5\" [label=\"s5\\nS5\"];\n  \"s6\" [label=\"s6\\nS6\"];\n  \"s7\" [label=\"s7\\nS7\"];\n  \"s0\" -> \"s4\";\n  \"s1\" -> \"s5\";\n  \"s2\" -> \"s6\";\n  \"s3\" -> \"s7\";\n}\n";
+    const DOT_WITH_COMPONENTS: &'static str = "digraph \"Stress\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"s0\" [label=\"s0\\nS0\"];\n  \"s1\" [label=\"s1\\nS1\"];\n  \"s2\" [label=\"s2\\nS2\"];\n  \"s3\" [label=\"s3\\nS3\"];\n  \"s4\" [label=\"s4\\nS4\"];\n  \"s5\" [label=\"s5\\nS5\"];\n  \"s6\" [label=\"s6\\nS6\"];\n  \"s7\" [label=\"s7\\nS7\"];\n  \"s0\" -> \"s4\";\n  \"s1\" -> \"s5\";\n  \"s2\" -> \"s6\";\n  \"s3\" -> \"s7\";\n  node [shape=ellipse, style=filled, fillcolor=lightgrey];\n  \"component C0\" [label=\"C0\\ncontiguous\"];\n  \"component C1\" [label=\"C1\\ncontiguous\"];\n  \"component C2\" [label=\"C2\\nsparse_set\"];\n  \"component C3\" [label=\"C3\\nsparse_set\"];\n  \"component C4\" [label=\"C4\\nhash_map\"];\n  \"component C5\" [label=\"C5\\nhash_map\"];\n  \"component C6\" [label=\"C6\\ngrouped\"];\n  \"component C7\" [label=\"C7\\ngrouped\"];\n  \"component C8\" [label=\"C8\\ntag\"];\n  \"component C9\" [label=\"C9\\ntag\"];\n  \"component C10\" [label=\"C10\\ncontiguous\"];\n  \"component C11\" [label=\"C11\\ncontiguous\"];\n  \"component C12\" [label=\"C12\\nsparse_set\"];\n  \"component C13\" [label=\"C13\\nsparse_set\"];\n  \"component C14\" [label=\"C14\\nhash_map\"];\n  \"component C15\" [label=\"C15\\nhash_map\"];\n  \"s0\" -> \"component C0\" [style=bold];\n  \"s0\" -> \"component C1\" [style=bold];\n  \"s1\" -> \"component C2\" [style=bold];\n  \"s1\" -> \"component C3\" [style=bold];\n  \"s2\" -> \"component C4\" [style=bold];\n  \"s2\" -> \"component C5\" [style=bold];\n  \"s3\" -> \"component C6\" [style=bold];\n  \"s3\" -> \"component C7\" [style=bold];\n  \"component C0\" -> \"s4\" [style=dashed];\n  \"s4\" -> \"component C8\" [style=bold];\n  \"s4\" -> \"component C9\" [style=bold];\n  \"component C2\" -> \"s5\" [style=dashed];\n  \"s5\" -> \"component C10\" [style=bold];\n  \"s5\" -> \"component C11\" [style=bold];\n  \"component C4\" -> \"s6\" [style=dashed];\n  \"s6\" -> \"component C12\" [style=bold];\n  \"s6\" -> \"component C13\" [style=bold];\n  \"component C6\" -> \"s7\" [style=dashed];\n  \"s7\" -> \"component C14\" [style=bold];\n  \"s7\" -> \"component C15\" [style=bold];\n}\n";
+    fn new_storages(limit: ::ecs::__private::EntityLimit) -> __StressStorages {
+        __StressStorages {
+            c0: <::ecs::__private::Contiguous<
+                C0,
+            > as ::ecs::__private::Storage>::new(limit),
+            c1: <::ecs::__private::Contiguous<
+                C1,
+            > as ::ecs::__private::Storage>::new(limit),
+            c2: <::ecs::__private::SparseSetStorage<
+                C2,
+            > as ::ecs::__private::Storage>::new(limit),
+            c3: <::ecs::__private::SparseSetStorage<
+                C3,
+            > as ::ecs::__private::Storage>::new(limit),
+            c4: <::ecs::__private::HashMapStorage<
+                C4,
+            > as ::ecs::__private::Storage>::new(limit),
+            c5: <::ecs::__private::HashMapStorage<
+                C5,
+            > as ::ecs::__private::Storage>::new(limit),
+            c8: <::ecs::__private::Tag<C8> as ::ecs::__private::Storage>::new(limit),
+            c9: <::ecs::__private::Tag<C9> as ::ecs::__private::Storage>::new(limit),
+            c10: <::ecs::__private::Contiguous<
+                C10,
+            > as ::ecs::__private::Storage>::new(limit),
+            c11: <::ecs::__private::Contiguous<
+                C11,
+            > as ::ecs::__private::Storage>::new(limit),
+            c12: <::ecs::__private::SparseSetStorage<
+                C12,
+            > as ::ecs::__private::Storage>::new(limit),
+            c13: <::ecs::__private::SparseSetStorage<
+                C13,
+            > as ::ecs::__private::Storage>::new(limit),
+            c14: <::ecs::__private::HashMapStorage<
+                C14,
+            > as ::ecs::__private::Storage>::new(limit),
+            c15: <::ecs::__private::HashMapStorage<
+                C15,
+            > as ::ecs::__private::Storage>::new(limit),
+            g0: ::ecs::__private::Grouped::new(limit),
+        }
+    }
+    fn new_systems(states: StressSystems) -> __StressSlots {
+        __StressSlots {
+            s0: ::ecs::__private::SystemSlot::new(states.s0),
+            s1: ::ecs::__private::SystemSlot::new(states.s1),
+            s2: ::ecs::__private::SystemSlot::new(states.s2),
+            s3: ::ecs::__private::SystemSlot::new(states.s3),
+            s4: ::ecs::__private::SystemSlot::new(states.s4),
+            s5: ::ecs::__private::SystemSlot::new(states.s5),
+            s6: ::ecs::__private::SystemSlot::new(states.s6),
+            s7: ::ecs::__private::SystemSlot::new(states.s7),
+        }
+    }
+    fn remove_component(
+        storages: &mut __StressStorages,
+        index: usize,
+        id: ::ecs::__private::EntityId,
+    ) {
+        match index {
+            0usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C0 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            1usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C1 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            2usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C2 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            3usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C3 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            4usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C4 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            5usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C5 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            6usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C6 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            7usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C7 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            8usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C8 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            9usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C9 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            10usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C10 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            11usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C11 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            12usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C12 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            13usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C13 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            14usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C14 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            15usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <C15 as ::ecs::__private::Component<
+                            Stress,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            _ => {}
+        }
+    }
+    fn slot_core(
+        systems: &__StressSlots,
+        index: usize,
+    ) -> &::ecs::__private::SlotCore<Self> {
+        match index {
+            0usize => systems.s0.core(),
+            1usize => systems.s1.core(),
+            2usize => systems.s2.core(),
+            3usize => systems.s3.core(),
+            4usize => systems.s4.core(),
+            5usize => systems.s5.core(),
+            6usize => systems.s6.core(),
+            7usize => systems.s7.core(),
+            _ => ::core::panic!("no system with index {} in `{}`", index, "Stress"),
+        }
+    }
+    fn slot_core_mut(
+        systems: &mut __StressSlots,
+        index: usize,
+    ) -> &mut ::ecs::__private::SlotCore<Self> {
+        match index {
+            0usize => systems.s0.core_mut(),
+            1usize => systems.s1.core_mut(),
+            2usize => systems.s2.core_mut(),
+            3usize => systems.s3.core_mut(),
+            4usize => systems.s4.core_mut(),
+            5usize => systems.s5.core_mut(),
+            6usize => systems.s6.core_mut(),
+            7usize => systems.s7.core_mut(),
+            _ => ::core::panic!("no system with index {} in `{}`", index, "Stress"),
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(non_snake_case)]
+pub struct __StressStorages {
+    c0: ::ecs::__private::Contiguous<C0>,
+    c1: ::ecs::__private::Contiguous<C1>,
+    c2: ::ecs::__private::SparseSetStorage<C2>,
+    c3: ::ecs::__private::SparseSetStorage<C3>,
+    c4: ::ecs::__private::HashMapStorage<C4>,
+    c5: ::ecs::__private::HashMapStorage<C5>,
+    c8: ::ecs::__private::Tag<C8>,
+    c9: ::ecs::__private::Tag<C9>,
+    c10: ::ecs::__private::Contiguous<C10>,
+    c11: ::ecs::__private::Contiguous<C11>,
+    c12: ::ecs::__private::SparseSetStorage<C12>,
+    c13: ::ecs::__private::SparseSetStorage<C13>,
+    c14: ::ecs::__private::HashMapStorage<C14>,
+    c15: ::ecs::__private::HashMapStorage<C15>,
+    g0: ::ecs::__private::Grouped<(C6, C7)>,
+}
+unsafe impl ::ecs::__private::Component<Stress> for C0 {
+    const INDEX: usize = 0usize;
+    const NAME: &'static str = "C0";
+    type Column = ::ecs::__private::Contiguous<C0>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c0
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c0
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C1 {
+    const INDEX: usize = 1usize;
+    const NAME: &'static str = "C1";
+    type Column = ::ecs::__private::Contiguous<C1>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c1
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c1
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C2 {
+    const INDEX: usize = 2usize;
+    const NAME: &'static str = "C2";
+    type Column = ::ecs::__private::SparseSetStorage<C2>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c2
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c2
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C3 {
+    const INDEX: usize = 3usize;
+    const NAME: &'static str = "C3";
+    type Column = ::ecs::__private::SparseSetStorage<C3>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c3
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c3
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C4 {
+    const INDEX: usize = 4usize;
+    const NAME: &'static str = "C4";
+    type Column = ::ecs::__private::HashMapStorage<C4>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c4
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c4
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C5 {
+    const INDEX: usize = 5usize;
+    const NAME: &'static str = "C5";
+    type Column = ::ecs::__private::HashMapStorage<C5>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c5
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c5
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C6 {
+    const INDEX: usize = 6usize;
+    const NAME: &'static str = "C6";
+    type Column = ::ecs::__private::GroupColumn<(C6, C7), 0usize>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        storages.g0.column::<0usize>()
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        storages.g0.column_mut::<0usize>()
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C7 {
+    const INDEX: usize = 7usize;
+    const NAME: &'static str = "C7";
+    type Column = ::ecs::__private::GroupColumn<(C6, C7), 1usize>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        storages.g0.column::<1usize>()
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        storages.g0.column_mut::<1usize>()
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C8 {
+    const INDEX: usize = 8usize;
+    const NAME: &'static str = "C8";
+    type Column = ::ecs::__private::Tag<C8>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c8
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c8
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C9 {
+    const INDEX: usize = 9usize;
+    const NAME: &'static str = "C9";
+    type Column = ::ecs::__private::Tag<C9>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c9
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c9
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C10 {
+    const INDEX: usize = 10usize;
+    const NAME: &'static str = "C10";
+    type Column = ::ecs::__private::Contiguous<C10>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c10
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c10
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C11 {
+    const INDEX: usize = 11usize;
+    const NAME: &'static str = "C11";
+    type Column = ::ecs::__private::Contiguous<C11>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c11
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c11
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C12 {
+    const INDEX: usize = 12usize;
+    const NAME: &'static str = "C12";
+    type Column = ::ecs::__private::SparseSetStorage<C12>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c12
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c12
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C13 {
+    const INDEX: usize = 13usize;
+    const NAME: &'static str = "C13";
+    type Column = ::ecs::__private::SparseSetStorage<C13>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c13
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c13
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C14 {
+    const INDEX: usize = 14usize;
+    const NAME: &'static str = "C14";
+    type Column = ::ecs::__private::HashMapStorage<C14>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c14
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c14
+    }
+}
+unsafe impl ::ecs::__private::Component<Stress> for C15 {
+    const INDEX: usize = 15usize;
+    const NAME: &'static str = "C15";
+    type Column = ::ecs::__private::HashMapStorage<C15>;
+    #[inline(always)]
+    fn column(storages: &__StressStorages) -> &Self::Column {
+        &storages.c15
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
+        &mut storages.c15
+    }
+}
+///The state of every system of [`Stress`], given to [`Stress::with_systems`].
+pub struct StressSystems {
+    pub s0: S0,
+    pub s1: S1,
+    pub s2: S2,
+    pub s3: S3,
+    pub s4: S4,
+    pub s5: S5,
+    pub s6: S6,
+    pub s7: S7,
+}
+impl ::core::default::Default for StressSystems
+where
+    for<'__ecs> S0: ::core::default::Default,
+    for<'__ecs> S1: ::core::default::Default,
+    for<'__ecs> S2: ::core::default::Default,
+    for<'__ecs> S3: ::core::default::Default,
+    for<'__ecs> S4: ::core::default::Default,
+    for<'__ecs> S5: ::core::default::Default,
+    for<'__ecs> S6: ::core::default::Default,
+    for<'__ecs> S7: ::core::default::Default,
+{
+    fn default() -> Self {
+        Self {
+            s0: ::core::default::Default::default(),
+            s1: ::core::default::Default::default(),
+            s2: ::core::default::Default::default(),
+            s3: ::core::default::Default::default(),
+            s4: ::core::default::Default::default(),
+            s5: ::core::default::Default::default(),
+            s6: ::core::default::Default::default(),
+            s7: ::core::default::Default::default(),
+        }
+    }
+}
+#[doc(hidden)]
+pub struct __StressSlots {
+    s0: ::ecs::__private::SystemSlot<Stress, S0>,
+    s1: ::ecs::__private::SystemSlot<Stress, S1>,
+    s2: ::ecs::__private::SystemSlot<Stress, S2>,
+    s3: ::ecs::__private::SystemSlot<Stress, S3>,
+    s4: ::ecs::__private::SystemSlot<Stress, S4>,
+    s5: ::ecs::__private::SystemSlot<Stress, S5>,
+    s6: ::ecs::__private::SystemSlot<Stress, S6>,
+    s7: ::ecs::__private::SystemSlot<Stress, S7>,
+}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S0 {
+    const INDEX: usize = 0usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::None;
+    type Output = Vec<u32>;
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s0
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s0
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C0> for S0 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C1> for S0 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C0> for S0 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C1> for S0 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S1 {
+    const INDEX: usize = 1usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvenlyPerCore;
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s1
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s1
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C2> for S1 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C3> for S1 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C2> for S1 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C3> for S1 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S2 {
+    const INDEX: usize = 2usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvery(
+        64,
+    );
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s2
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s2
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C4> for S2 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C5> for S2 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C4> for S2 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C5> for S2 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S3 {
+    const INDEX: usize = 3usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::NoneBelow {
+        threshold: 100,
+        otherwise: &::ecs::__private::Parallelism::SplitEvenlyPerCore,
+    };
+    type Output = Vec<u32>;
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s3
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s3
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C6> for S3 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C7> for S3 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C6> for S3 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C7> for S3 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S4 {
+    const INDEX: usize = 4usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::None;
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s4
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s4
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C0> for S4 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C8> for S4 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C9> for S4 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C8> for S4 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C9> for S4 {}
+unsafe impl ::ecs::__private::CanReadShared<Stress, C0> for S4 {}
+unsafe impl ::ecs::__private::DependsOn<Stress, S0> for S4 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S5 {
+    const INDEX: usize = 5usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvenlyPerCore;
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s5
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s5
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C2> for S5 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C10> for S5 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C11> for S5 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C10> for S5 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C11> for S5 {}
+unsafe impl ::ecs::__private::CanReadShared<Stress, C2> for S5 {}
+unsafe impl ::ecs::__private::DependsOn<Stress, S1> for S5 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S6 {
+    const INDEX: usize = 6usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvery(
+        64,
+    );
+    type Output = Vec<u32>;
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s6
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s6
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C4> for S6 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C12> for S6 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C13> for S6 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C12> for S6 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C13> for S6 {}
+unsafe impl ::ecs::__private::CanReadShared<Stress, C4> for S6 {}
+unsafe impl ::ecs::__private::DependsOn<Stress, S2> for S6 {}
+unsafe impl ::ecs::__private::SystemOf<Stress> for S7 {
+    const INDEX: usize = 7usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::NoneBelow {
+        threshold: 100,
+        otherwise: &::ecs::__private::Parallelism::SplitEvenlyPerCore,
+    };
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__StressSlots) -> &::ecs::__private::SystemSlot<Stress, Self> {
+        &systems.s7
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __StressSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<Stress, Self> {
+        &mut systems.s7
+    }
+}
+unsafe impl ::ecs::__private::CanRead<Stress, C6> for S7 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C14> for S7 {}
+unsafe impl ::ecs::__private::CanRead<Stress, C15> for S7 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C14> for S7 {}
+unsafe impl ::ecs::__private::CanWrite<Stress, C15> for S7 {}
+unsafe impl ::ecs::__private::CanReadShared<Stress, C6> for S7 {}
+unsafe impl ::ecs::__private::DependsOn<Stress, S3> for S7 {}
+impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
+for Stress
+where
+    S0: ::ecs::__private::System<Stress, __A>,
+    S1: ::ecs::__private::System<Stress, __A>,
+    S2: ::ecs::__private::System<Stress, __A>,
+    S3: ::ecs::__private::System<Stress, __A>,
+    S4: ::ecs::__private::System<Stress, __A>,
+    S5: ::ecs::__private::System<Stress, __A>,
+    S6: ::ecs::__private::System<Stress, __A>,
+    S7: ::ecs::__private::System<Stress, __A>,
+{
+    fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+        match index {
+            0usize => cx.run_system::<S0, __A>(args),
+            1usize => cx.run_system::<S1, __A>(args),
+            2usize => cx.run_system::<S2, __A>(args),
+            3usize => cx.run_system::<S3, __A>(args),
+            4usize => cx.run_system::<S4, __A>(args),
+            5usize => cx.run_system::<S5, __A>(args),
+            6usize => cx.run_system::<S6, __A>(args),
+            7usize => cx.run_system::<S7, __A>(args),
+            _ => {}
+        }
+    }
+}

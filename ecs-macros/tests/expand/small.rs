@@ -1,0 +1,328 @@
+/// A tiny simulation.
+/**
+
+# Components
+
+| component | storage | read by | written by | description |
+| --- | --- | --- | --- | --- |
+| `Position` | `contiguous` | — | `movement` |  |
+| `Velocity` | `contiguous` | `movement` | — |  |
+| `Life` | `sparse_set` | — | `aging` |  |
+
+# Systems
+
+| system | type | reads | writes | after | parallelism | output | description |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| `movement` | `Move` | `Velocity` | `Position` | — | split evenly per core | — |  |
+| `aging` | `Age` | — | `Life` | — | none | `usize` |  |
+
+# Dependency graph
+
+```text
+Levels (systems on one level may run together):
+  0: movement, aging
+Independent chains:
+  movement
+  aging
+```
+
+# Settings
+
+- entities: fixed, 10000 entities (allocated once)
+- inner parallelism: allowed
+- threads: one per available core
+*/
+pub struct World {
+    inner: ::ecs::__private::Context<World>,
+}
+#[allow(dead_code)]
+impl World {
+    /// Creates the context with every system in its default state.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn new() -> Self
+    where
+        for<'__ecs> WorldSystems: ::core::default::Default,
+    {
+        Self::with_systems(::core::default::Default::default())
+    }
+    /// Creates the context with the given system states.
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn with_systems(systems: WorldSystems) -> Self {
+        Self {
+            inner: ::ecs::__private::Context::new(systems),
+        }
+    }
+    /// Creates the context with the given system states, running on
+    /// `threads` worker threads instead of the declared count
+    /// (`None`: one per available core).
+    ///
+    /// # Panics
+    /// When the worker threads cannot be started.
+    #[must_use]
+    pub fn with_threads(
+        systems: WorldSystems,
+        threads: ::core::option::Option<usize>,
+    ) -> Self {
+        Self {
+            inner: ::ecs::__private::Context::with_threads(systems, threads),
+        }
+    }
+}
+impl ::core::default::Default for World
+where
+    for<'__ecs> WorldSystems: ::core::default::Default,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl ::core::ops::Deref for World {
+    type Target = ::ecs::__private::Context<World>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+impl ::core::ops::DerefMut for World {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
+}
+unsafe impl ::ecs::__private::ContextDecl for World {
+    type Bits = ::ecs::__private::Bitset<1usize>;
+    type Storages = __WorldStorages;
+    type Systems = __WorldSlots;
+    type States = WorldSystems;
+    const NAME: &'static str = "World";
+    const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
+        entities: ::ecs::__private::EntityLimit::Fixed(10000usize),
+        inner_parallelism: true,
+        threads: ::core::option::Option::None,
+    };
+    const COMPONENTS: &'static [&'static str] = &["Position", "Velocity", "Life"];
+    const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[
+        ::ecs::__private::SystemInfo {
+            name: "movement",
+            type_name: "Move",
+            dependencies: &[],
+            dependents: &[],
+            ancestors: &[],
+        },
+        ::ecs::__private::SystemInfo {
+            name: "aging",
+            type_name: "Age",
+            dependencies: &[],
+            dependents: &[],
+            ancestors: &[],
+        },
+    ];
+    const SIGNATURES: &'static [Self::Bits] = &[
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[1usize, 0usize]),
+        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize]),
+    ];
+    const TOPOLOGICAL: &'static [usize] = &[0usize, 1usize];
+    const SUMMARY: &'static str = "context World\nsettings: entities fixed(10000), inner parallelism allowed, threads auto\ncomponents (3):\n  Position: contiguous\n  Velocity: contiguous\n  Life: sparse_set\nsystems (2):\n  movement: Move read [Velocity] write [Position] after []\n  aging: Age read [] write [Life] after [] output usize\nLevels (systems on one level may run together):\n  0: movement, aging\nIndependent chains:\n  movement\n  aging\n";
+    const DOT: &'static str = "digraph \"World\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"movement\" [label=\"movement\\nMove\"];\n  \"aging\" [label=\"aging\\nAge\"];\n}\n";
+    const DOT_WITH_COMPONENTS: &'static str = "digraph \"World\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"movement\" [label=\"movement\\nMove\"];\n  \"aging\" [label=\"aging\\nAge\"];\n  node [shape=ellipse, style=filled, fillcolor=lightgrey];\n  \"component Position\" [label=\"Position\\ncontiguous\"];\n  \"component Velocity\" [label=\"Velocity\\ncontiguous\"];\n  \"component Life\" [label=\"Life\\nsparse_set\"];\n  \"component Velocity\" -> \"movement\" [style=dashed];\n  \"movement\" -> \"component Position\" [style=bold];\n  \"aging\" -> \"component Life\" [style=bold];\n}\n";
+    fn new_storages(limit: ::ecs::__private::EntityLimit) -> __WorldStorages {
+        __WorldStorages {
+            c0: <::ecs::__private::Contiguous<
+                Position,
+            > as ::ecs::__private::Storage>::new(limit),
+            c1: <::ecs::__private::Contiguous<
+                Velocity,
+            > as ::ecs::__private::Storage>::new(limit),
+            c2: <::ecs::__private::SparseSetStorage<
+                Life,
+            > as ::ecs::__private::Storage>::new(limit),
+        }
+    }
+    fn new_systems(states: WorldSystems) -> __WorldSlots {
+        __WorldSlots {
+            s0: ::ecs::__private::SystemSlot::new(states.movement),
+            s1: ::ecs::__private::SystemSlot::new(states.aging),
+        }
+    }
+    fn remove_component(
+        storages: &mut __WorldStorages,
+        index: usize,
+        id: ::ecs::__private::EntityId,
+    ) {
+        match index {
+            0usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <Position as ::ecs::__private::Component<
+                            World,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            1usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <Velocity as ::ecs::__private::Component<
+                            World,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            2usize => {
+                ::core::mem::drop(
+                    ::ecs::__private::Column::remove(
+                        <Life as ::ecs::__private::Component<
+                            World,
+                        >>::column_mut(storages),
+                        id,
+                    ),
+                )
+            }
+            _ => {}
+        }
+    }
+    fn slot_core(
+        systems: &__WorldSlots,
+        index: usize,
+    ) -> &::ecs::__private::SlotCore<Self> {
+        match index {
+            0usize => systems.s0.core(),
+            1usize => systems.s1.core(),
+            _ => ::core::panic!("no system with index {} in `{}`", index, "World"),
+        }
+    }
+    fn slot_core_mut(
+        systems: &mut __WorldSlots,
+        index: usize,
+    ) -> &mut ::ecs::__private::SlotCore<Self> {
+        match index {
+            0usize => systems.s0.core_mut(),
+            1usize => systems.s1.core_mut(),
+            _ => ::core::panic!("no system with index {} in `{}`", index, "World"),
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(non_snake_case)]
+pub struct __WorldStorages {
+    c0: ::ecs::__private::Contiguous<Position>,
+    c1: ::ecs::__private::Contiguous<Velocity>,
+    c2: ::ecs::__private::SparseSetStorage<Life>,
+}
+unsafe impl ::ecs::__private::Component<World> for Position {
+    const INDEX: usize = 0usize;
+    const NAME: &'static str = "Position";
+    type Column = ::ecs::__private::Contiguous<Position>;
+    #[inline(always)]
+    fn column(storages: &__WorldStorages) -> &Self::Column {
+        &storages.c0
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
+        &mut storages.c0
+    }
+}
+unsafe impl ::ecs::__private::Component<World> for Velocity {
+    const INDEX: usize = 1usize;
+    const NAME: &'static str = "Velocity";
+    type Column = ::ecs::__private::Contiguous<Velocity>;
+    #[inline(always)]
+    fn column(storages: &__WorldStorages) -> &Self::Column {
+        &storages.c1
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
+        &mut storages.c1
+    }
+}
+unsafe impl ::ecs::__private::Component<World> for Life {
+    const INDEX: usize = 2usize;
+    const NAME: &'static str = "Life";
+    type Column = ::ecs::__private::SparseSetStorage<Life>;
+    #[inline(always)]
+    fn column(storages: &__WorldStorages) -> &Self::Column {
+        &storages.c2
+    }
+    #[inline(always)]
+    fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
+        &mut storages.c2
+    }
+}
+///The state of every system of [`World`], given to [`World::with_systems`].
+pub struct WorldSystems {
+    pub movement: Move,
+    pub aging: Age,
+}
+impl ::core::default::Default for WorldSystems
+where
+    for<'__ecs> Move: ::core::default::Default,
+    for<'__ecs> Age: ::core::default::Default,
+{
+    fn default() -> Self {
+        Self {
+            movement: ::core::default::Default::default(),
+            aging: ::core::default::Default::default(),
+        }
+    }
+}
+#[doc(hidden)]
+pub struct __WorldSlots {
+    s0: ::ecs::__private::SystemSlot<World, Move>,
+    s1: ::ecs::__private::SystemSlot<World, Age>,
+}
+unsafe impl ::ecs::__private::SystemOf<World> for Move {
+    const INDEX: usize = 0usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvenlyPerCore;
+    type Output = ();
+    #[inline(always)]
+    fn slot(systems: &__WorldSlots) -> &::ecs::__private::SystemSlot<World, Self> {
+        &systems.s0
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __WorldSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<World, Self> {
+        &mut systems.s0
+    }
+}
+unsafe impl ::ecs::__private::CanRead<World, Velocity> for Move {}
+unsafe impl ::ecs::__private::CanRead<World, Position> for Move {}
+unsafe impl ::ecs::__private::CanWrite<World, Position> for Move {}
+unsafe impl ::ecs::__private::CanReadShared<World, Velocity> for Move {}
+unsafe impl ::ecs::__private::SystemOf<World> for Age {
+    const INDEX: usize = 1usize;
+    const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::None;
+    type Output = usize;
+    #[inline(always)]
+    fn slot(systems: &__WorldSlots) -> &::ecs::__private::SystemSlot<World, Self> {
+        &systems.s1
+    }
+    #[inline(always)]
+    fn slot_mut(
+        systems: &mut __WorldSlots,
+    ) -> &mut ::ecs::__private::SystemSlot<World, Self> {
+        &mut systems.s1
+    }
+}
+unsafe impl ::ecs::__private::CanRead<World, Life> for Age {}
+unsafe impl ::ecs::__private::CanWrite<World, Life> for Age {}
+impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
+for World
+where
+    Move: ::ecs::__private::System<World, __A>,
+    Age: ::ecs::__private::System<World, __A>,
+{
+    fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+        match index {
+            0usize => cx.run_system::<Move, __A>(args),
+            1usize => cx.run_system::<Age, __A>(args),
+            _ => {}
+        }
+    }
+}
