@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use contexts::{Storage, THREADS};
+use contexts::Storage;
 use run::{median, run_wave};
 use sim::Simulation;
 
@@ -73,7 +73,7 @@ impl Config {
 
     fn simulation(self, threads: usize) -> Box<dyn Simulation> {
         match self.subject {
-            Subject::Ecs(storage) => contexts::ecs(storage, self.inner, threads).expect("a declared thread count"),
+            Subject::Ecs(storage) => contexts::ecs(storage, self.inner, threads),
             Subject::Handwritten => Box::new(handwritten::Handwritten::new(threads, self.inner)),
         }
     }
@@ -123,8 +123,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .split(',')
         .map(|n| n.trim().parse())
         .collect::<Result<_, _>>()?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = THREADS.iter().copied().filter(|&t| t <= cores).max().unwrap_or(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     eprintln!(
         "particles: {runs} run(s) of {} configurations, waves {waves:?}, {threads} threads",
         CONFIGS.len()

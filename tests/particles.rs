@@ -108,11 +108,27 @@ fn settings_and_threads_do_not_change_the_result() {
     // Subtasks' outputs are read in subtask order, so splitting systems
     // across threads computes the same contacts in the same order.
     let (count, steps) = (2_000, 150);
-    let reference = state_after(&mut Ecs::<Serial>::default(), count, 3, steps);
-    let parallel = state_after(&mut Ecs::<Parallel>::default(), count, 3, steps);
-    let dynamic = state_after(&mut Ecs::<SerialDynamic>::default(), count, 3, steps);
-    assert_same(&reference, &parallel, "two threads, inner parallelism");
-    assert_same(&reference, &dynamic, "dynamic storage, no inner parallelism");
+    let mut reference = Ecs::<Serial>::default();
+    let mut parallel = Ecs::<Parallel>::default();
+    let mut dynamic = Ecs::<SerialDynamic>::default();
+    let sims: [&mut dyn Simulation; 3] = [&mut reference, &mut parallel, &mut dynamic];
+    for sim in sims {
+        sim.spawn(&wave(count, 3)).expect("room for the wave");
+    }
+    // Compared after every step, so a difference names the step it appeared in.
+    for step in 0..steps {
+        let mut states = [&mut reference as &mut dyn Simulation, &mut parallel, &mut dynamic].map(|sim| {
+            sim.step();
+            sim.particles()
+        });
+        let [first, rest @ ..] = &mut states;
+        for (state, what) in rest.iter().zip([
+            "two threads, inner parallelism",
+            "dynamic storage, no inner parallelism",
+        ]) {
+            assert_same(first, state, &format!("{what}, step {step}"));
+        }
+    }
     // The hand-written version reorders particles when they die, so compare
     // it before the first death.
     let early = state_after(&mut Ecs::<Serial>::default(), count, 3, 100);

@@ -208,11 +208,16 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Matches the entities created or changed since the last matching to
     /// systems: afterwards, system `i` processes exactly the ids that are not
-    /// free and whose bitset contains `SIGNATURES[i]`.
+    /// free and whose bitset contains `SIGNATURES[i]`, and the subscriber
+    /// sets have no holes left.
     fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
-        if !self.entities.has_dirty() {
-            return;
+        if self.entities.has_dirty() {
+            self.match_entities(events, collect);
         }
+        self.compact_subscribers();
+    }
+
+    fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
         let dirty = self.entities.take_dirty();
         for &raw in &dirty {
             let id = EntityId(raw);
@@ -229,12 +234,20 @@ impl<Cx: ContextDecl> Context<Cx> {
                     if subs.insert(id) && collect {
                         events.push(Event::Subscribe(i, handle));
                     }
-                } else if subs.remove(id) && collect {
+                } else if subs.remove_later(id) && collect {
                     events.push(Event::Unsubscribe(i, handle));
                 }
             }
         }
         self.entities.restore_dirty_buffer(dirty);
+    }
+
+    /// Closes the holes removals left in the systems' subscriber sets,
+    /// keeping their order.
+    fn compact_subscribers(&mut self) {
+        for i in 0..Cx::SYSTEMS.len() {
+            Cx::slot_core_mut(&mut self.systems, i).subscribers.compact();
+        }
     }
 
     /// Runs the selected systems after matching pending entities, calling
@@ -262,16 +275,19 @@ impl<Cx: ContextDecl> Context<Cx> {
             |s| s.before(args),
             |s, data| s.process(data, args),
             |s, outputs| s.after(outputs, args),
+            S::reset_output,
         );
     }
 
     /// Runs system `S` with the given code: `before` once, `process` per
-    /// subtask (in parallel where split), `after` once with the outputs.
+    /// subtask (in parallel where split) on an output `reset` prepared from
+    /// the last run's, `after` once with the outputs.
     pub(crate) fn run_system_with<S: SystemOf<Cx>>(
         &self,
         before: impl FnOnce(&mut S),
         process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync,
         after: impl FnOnce(&mut S, &mut [S::Output]),
+        reset: impl Fn(&mut S::Output) + Sync,
     ) {
         let slot = S::slot(&self.systems);
         before(&mut slot.state.write());
@@ -281,12 +297,17 @@ impl<Cx: ContextDecl> Context<Cx> {
         } else {
             1
         };
-        let mut outputs: Vec<S::Output> = (0..subtasks).map(|_| S::Output::default()).collect();
+        // Last run's outputs, one per subtask, so that `reset` may keep
+        // their memory; no other code reads them while the system runs.
+        let mut outputs = core::mem::take(&mut *slot.outputs.write());
+        outputs.truncate(subtasks);
+        outputs.resize_with(subtasks, S::Output::default);
         let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
         {
             let state = slot.state.read();
             let state: &S = &state;
             let run = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
+                reset(output);
                 // SAFETY: `set` holds the system's subscribers, distinct (a
                 // sparse set) and matched before any system ran (`run_selected`),
                 // so each holds the system's signature; nothing changes
@@ -351,7 +372,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                     generation: self.entities.generation(raw),
                 };
                 for i in 0..Cx::SYSTEMS.len() {
-                    if Cx::slot_core_mut(&mut self.systems, i).subscribers.remove(id) && collect {
+                    if Cx::slot_core_mut(&mut self.systems, i).subscribers.remove_later(id) && collect {
                         fired.push(Event::Unsubscribe(i, handle));
                     }
                 }

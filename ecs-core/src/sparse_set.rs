@@ -5,8 +5,12 @@
 //! sparse: id -> position in dense     dense: the ids, packed
 //!   [ -, 1, -, 0 ]                       [ 3, 1 ]
 //! ```
-//! Removal swaps the last id into the hole, so the dense order is the order
-//! of insertion except where removals moved an id.
+//! [`remove`](SparseSet::remove) swaps the last id into the hole, so the dense
+//! order is the order of insertion except where removals moved an id. A
+//! context removes its systems' subscribers in batches instead, keeping the
+//! order: ids removed during a refresh leave holes that one pass closes at
+//! its end, so entities created together stay in ascending order and systems
+//! walk their columns forwards, however many of them died.
 
 use crate::entity::EntityId;
 
@@ -16,14 +20,19 @@ const ABSENT: u32 = u32::MAX;
 ///
 /// Invariant: `dense[sparse[id]] == id` for every member, `sparse[id] ==
 /// ABSENT` (or `id >= sparse.len()`) for every other id, and `dense` holds no
-/// id twice. When `run` is true, `dense[i] == dense[0] + i` for every `i`:
-/// the members are one ascending run of ids (kept up to date cheaply; once
-/// false it stays false until the set is emptied).
+/// id twice.
+///
+/// Between [`remove_later`](Self::remove_later) and [`compact`](Self::compact)
+/// (both crate-private), `dense` also holds stale entries at the positions
+/// listed in `holes` (distinct, in any order), and only there
+/// `sparse[dense[k]] != k`. When `ascending` is true, `dense` (holes
+/// included) is strictly increasing.
 #[derive(Debug, Clone)]
 pub struct SparseSet {
     dense: Vec<EntityId>,
     sparse: Vec<u32>,
-    run: bool,
+    ascending: bool,
+    holes: Vec<u32>,
 }
 
 impl Default for SparseSet {
@@ -31,7 +40,8 @@ impl Default for SparseSet {
         Self {
             dense: Vec::new(),
             sparse: Vec::new(),
-            run: true,
+            ascending: true,
+            holes: Vec::new(),
         }
     }
 }
@@ -47,7 +57,8 @@ impl SparseSet {
         Self {
             dense: Vec::with_capacity(ids),
             sparse: Vec::with_capacity(ids),
-            run: true,
+            ascending: true,
+            holes: Vec::new(),
         }
     }
 
@@ -78,7 +89,7 @@ impl SparseSet {
             return false;
         }
         *slot = self.dense.len() as u32;
-        self.run &= self.dense.last().is_none_or(|last| last.0.wrapping_add(1) == id.0);
+        self.ascending &= self.dense.last().is_none_or(|last| last.0 < id.0);
         self.dense.push(id);
         true
     }
@@ -92,6 +103,7 @@ impl SparseSet {
     /// Removes `id` by moving the last member into its place; returns whether
     /// it was present.
     pub fn remove(&mut self, id: EntityId) -> bool {
+        debug_assert!(self.holes.is_empty(), "swap-removal from a set with holes");
         if !self.contains(id) {
             return false;
         }
@@ -100,42 +112,91 @@ impl SparseSet {
         if last != id {
             self.dense[pos] = last;
             self.sparse[last.index()] = pos as u32;
-            self.run = false;
+            self.ascending = false;
         }
         if self.dense.is_empty() {
-            self.run = true;
+            self.ascending = true;
         }
         true
+    }
+
+    /// Removes `id` but leaves its entry in the packed array as a hole, so
+    /// that the order of the others is kept; returns whether it was present.
+    /// [`compact`](Self::compact) must run before the members are read.
+    #[inline]
+    pub(crate) fn remove_later(&mut self, id: EntityId) -> bool {
+        match self.sparse.get_mut(id.index()) {
+            Some(p) if *p != ABSENT => {
+                self.holes.push(core::mem::replace(p, ABSENT));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Closes the holes [`remove_later`](Self::remove_later) left, keeping
+    /// the order of the members: the runs between holes move down with one
+    /// `copy_within` each, and only the moved ids' positions are rewritten,
+    /// so a refresh that removed `k` members costs `O(k log k)` plus one
+    /// cheap pass over the members after the first hole.
+    pub(crate) fn compact(&mut self) {
+        if self.holes.is_empty() {
+            return;
+        }
+        self.holes.sort_unstable();
+        let len = self.dense.len();
+        let mut write = self.holes[0] as usize;
+        for (j, &hole) in self.holes.iter().enumerate() {
+            let next = self.holes.get(j + 1).map_or(len, |&h| h as usize);
+            let run = hole as usize + 1..next;
+            let moved = run.len();
+            self.dense.copy_within(run, write);
+            for (k, id) in self.dense[write..write + moved].iter().enumerate() {
+                self.sparse[id.index()] = (write + k) as u32;
+            }
+            write += moved;
+        }
+        self.dense.truncate(write);
+        self.holes.clear();
+        if self.dense.is_empty() {
+            self.ascending = true;
+        }
     }
 
     /// The members, packed.
     #[inline]
     pub fn as_slice(&self) -> &[EntityId] {
+        debug_assert!(self.holes.is_empty(), "members read before compaction");
         &self.dense
     }
 
     /// The first member when the members are one ascending run of ids
     /// (`as_slice()[i] == first + i`), as they are for entities created
-    /// together and not removed out of order.
+    /// together and removed only from the ends.
     #[inline]
     pub fn run_start(&self) -> Option<EntityId> {
-        if self.run {
-            self.dense.first().copied()
-        } else {
-            None
-        }
+        let (&first, &last) = (self.dense.first()?, self.dense.last()?);
+        (self.ascending && self.holes.is_empty() && (last.0 - first.0) as usize == self.dense.len() - 1)
+            .then_some(first)
+    }
+
+    /// Whether the members are in ascending id order, so that walking them
+    /// walks id-indexed columns forwards.
+    #[inline]
+    pub fn is_ascending(&self) -> bool {
+        self.ascending
     }
 
     /// Number of members.
     #[inline]
     pub fn len(&self) -> usize {
-        self.dense.len()
+        self.dense.len() - self.holes.len()
     }
 
     /// Whether there are no members.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.dense.is_empty()
+        self.len() == 0
     }
 
     /// Removes every member.
@@ -143,7 +204,8 @@ impl SparseSet {
         for id in self.dense.drain(..) {
             self.sparse[id.index()] = ABSENT;
         }
-        self.run = true;
+        self.ascending = true;
+        self.holes.clear();
     }
 }
 
@@ -176,5 +238,93 @@ mod tests {
         assert_eq!(s.run_start(), Some(EntityId(10)), "removing the last keeps the run");
         s.remove(EntityId(12));
         assert_eq!(s.run_start(), None, "a swap-remove breaks it");
+        assert!(!s.is_ascending());
+    }
+
+    #[test]
+    fn batch_removal_keeps_the_order() {
+        let mut s = SparseSet::new();
+        for i in 0..10 {
+            s.insert(EntityId(i));
+        }
+        for i in [7, 0, 3, 9] {
+            assert!(s.remove_later(EntityId(i)));
+        }
+        assert!(!s.remove_later(EntityId(3)), "already removed");
+        assert!(!s.remove_later(EntityId(100)));
+        assert_eq!(s.len(), 6);
+        assert!(!s.contains(EntityId(7)));
+        // Removed then inserted again before compaction: kept once, at the end.
+        assert!(s.insert(EntityId(3)));
+        s.compact();
+        let ids: Vec<u32> = s.as_slice().iter().map(|id| id.0).collect();
+        assert_eq!(ids, [1, 2, 4, 5, 6, 8, 3]);
+        for (k, &id) in s.as_slice().iter().enumerate() {
+            assert_eq!(s.position(id), Some(k));
+        }
+        assert!(!s.is_ascending());
+        assert_eq!(s.run_start(), None);
+    }
+
+    #[test]
+    fn batches_match_an_ordered_model() {
+        // A xorshift generator: many random batches of inserts and ordered
+        // removals, compared with a `Vec` that keeps insertion order.
+        let mut x = 0x9E37_79B9_u32;
+        let mut next = move |n: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % n
+        };
+        let mut s = SparseSet::new();
+        let mut model: Vec<u32> = Vec::new();
+        for _ in 0..300 {
+            for _ in 0..next(20) {
+                let id = next(64);
+                let absent = !model.contains(&id);
+                assert_eq!(s.insert(EntityId(id)), absent);
+                if absent {
+                    model.push(id);
+                }
+                if next(3) == 0 {
+                    let id = next(64);
+                    let present = model.contains(&id);
+                    assert_eq!(s.remove_later(EntityId(id)), present);
+                    model.retain(|&m| m != id);
+                }
+            }
+            s.compact();
+            let ids: Vec<u32> = s.as_slice().iter().map(|id| id.0).collect();
+            assert_eq!(ids, model);
+            for id in 0..64 {
+                assert_eq!(s.position(EntityId(id)), model.iter().position(|&m| m == id));
+            }
+            assert_eq!(
+                s.is_ascending(),
+                s.is_ascending() && model.windows(2).all(|w| w[0] < w[1])
+            );
+        }
+    }
+
+    #[test]
+    fn run_survives_removal_from_the_ends_only() {
+        let mut s = SparseSet::new();
+        for i in 5..15 {
+            s.insert(EntityId(i));
+        }
+        s.remove_later(EntityId(5));
+        s.remove_later(EntityId(14));
+        s.compact();
+        assert_eq!(s.run_start(), Some(EntityId(6)));
+        s.remove_later(EntityId(9));
+        s.compact();
+        assert_eq!(s.run_start(), None, "a gap");
+        assert!(s.is_ascending(), "but still in order");
+        for i in 6..14 {
+            s.remove_later(EntityId(i));
+        }
+        s.compact();
+        assert!(s.is_empty() && s.is_ascending());
     }
 }

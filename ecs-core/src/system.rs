@@ -34,6 +34,25 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// Processes the entities of one subtask.
     fn process(&self, data: &mut Data<'_, Cx, Self>, args: &A);
 
+    /// Makes one subtask's output ready for [`process`](System::process).
+    ///
+    /// A context keeps each subtask's output from one run to the next (the
+    /// output of subtask `i` is handed back to subtask `i`, or is
+    /// `Default::default()` when there was none) and calls this on it first.
+    /// By default it is replaced by `Default::default()`, so every run
+    /// starts from fresh outputs. Override it to keep their memory when the
+    /// outputs are large buffers, so that a step allocates nothing:
+    ///
+    /// ```ignore
+    /// fn reset_output(vertices: &mut Vec<Vertex>) {
+    ///     vertices.clear(); // keeps the capacity of the last run
+    /// }
+    /// ```
+    #[inline]
+    fn reset_output(output: &mut Self::Output) {
+        *output = Default::default();
+    }
+
     /// Runs once after every subtask finished, with their outputs in subtask
     /// order; the outputs stay readable (by the step proxy and dependent
     /// systems) until the system runs again.

@@ -1,10 +1,9 @@
 //! The contexts of the benchmark: one declaration of the systems
 //! ([`particle_context!`]) instantiated for each combination of settings.
 //!
-//! Settings are compile-time, so each combination is its own type: entity
-//! storage (fixed or dynamic) x inner parallelism (on or off) x the number of
-//! worker threads. Thread counts are limited to [`THREADS`]; the contexts for
-//! other counts would only cost build time.
+//! Entity storage and inner parallelism are compile-time settings, so each
+//! combination is its own type; the number of worker threads is chosen when
+//! a context is created (`with_threads`).
 
 use crate::sim::*;
 
@@ -28,46 +27,35 @@ impl Storage {
 }
 
 macro_rules! contexts {
-    ($($name:ident: $storage:ident $kind:ident($capacity:tt), $inner:ident = $on:literal, threads $threads:literal;)+) => {
+    ($($name:ident: $storage:ident $kind:ident($capacity:tt), $inner:ident = $on:literal;)+) => {
         $(
             particle_context! {
                 #[doc = concat!(
                     "The particle simulation with `entities: ", stringify!($kind), "(", stringify!($capacity),
-                    ")`, `inner_parallelism: ", stringify!($inner), "`, `threads: ", stringify!($threads), "`."
+                    ")`, `inner_parallelism: ", stringify!($inner), "`."
                 )]
                 pub context $name {
-                    entities: $kind($capacity), inner_parallelism: $inner, threads: $threads
+                    entities: $kind($capacity), inner_parallelism: $inner, threads: auto
                 }
             }
         )+
 
-        /// Every thread count a context is declared for.
-        pub const THREADS: &[usize] = &[1, 2, 4];
-
-        /// The library's simulation with these settings; `None` for a thread
-        /// count not in [`THREADS`].
-        pub fn ecs(storage: Storage, inner_parallelism: bool, threads: usize) -> Option<Box<dyn Simulation>> {
+        /// The library's simulation with these settings on `threads` worker
+        /// threads.
+        pub fn ecs(storage: Storage, inner_parallelism: bool, threads: usize) -> Box<dyn Simulation> {
             $(
-                if storage == Storage::$storage && inner_parallelism == $on && threads == $threads {
-                    return Some(Box::new(Ecs::<$name>::default()));
+                if storage == Storage::$storage && inner_parallelism == $on {
+                    return Box::new(Ecs::new($name::with_threads(Default::default(), Some(threads))));
                 }
             )+
-            None
+            unreachable!("every combination is declared")
         }
     };
 }
 
 contexts! {
-    FixedInner1: Fixed fixed(400_000), allow = true, threads 1;
-    FixedSerial1: Fixed fixed(400_000), deny = false, threads 1;
-    DynamicInner1: Dynamic dynamic(50_000), allow = true, threads 1;
-    DynamicSerial1: Dynamic dynamic(50_000), deny = false, threads 1;
-    FixedInner2: Fixed fixed(400_000), allow = true, threads 2;
-    FixedSerial2: Fixed fixed(400_000), deny = false, threads 2;
-    DynamicInner2: Dynamic dynamic(50_000), allow = true, threads 2;
-    DynamicSerial2: Dynamic dynamic(50_000), deny = false, threads 2;
-    FixedInner4: Fixed fixed(400_000), allow = true, threads 4;
-    FixedSerial4: Fixed fixed(400_000), deny = false, threads 4;
-    DynamicInner4: Dynamic dynamic(50_000), allow = true, threads 4;
-    DynamicSerial4: Dynamic dynamic(50_000), deny = false, threads 4;
+    FixedInner: Fixed fixed(400_000), allow = true;
+    FixedSerial: Fixed fixed(400_000), deny = false;
+    DynamicInner: Dynamic dynamic(50_000), allow = true;
+    DynamicSerial: Dynamic dynamic(50_000), deny = false;
 }

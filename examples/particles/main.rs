@@ -27,7 +27,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use cli::{Args, Impl, OnOff, StorageArg};
-use contexts::{Storage, THREADS};
+use contexts::Storage;
 use sim::Simulation;
 
 fn main() -> ExitCode {
@@ -49,12 +49,7 @@ fn simulate(args: &Args) -> Result<(), Box<dyn Error>> {
     };
     let threads = args.threads.unwrap_or_else(default_threads);
     let mut sim: Box<dyn Simulation> = match args.implementation {
-        Impl::Ecs => contexts::ecs(storage, inner, threads).ok_or_else(|| {
-            format!(
-                "no context is declared for {threads} threads: the thread count is a compile-time setting, \
-                 and `contexts.rs` declares {THREADS:?}"
-            )
-        })?,
+        Impl::Ecs => contexts::ecs(storage, inner, threads),
         Impl::Handwritten => Box::new(handwritten::Handwritten::new(threads, inner)),
     };
     if let Some(dir) = &args.frames {
@@ -117,10 +112,9 @@ fn simulate(args: &Args) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// One thread per core, as far as contexts are declared for it.
+/// One thread per core.
 fn default_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    THREADS.iter().copied().filter(|&t| t <= cores).max().unwrap_or(1)
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A bar over the steps of a wave, on standard error; hidden with `--json`

@@ -388,6 +388,22 @@ pub struct Ecs<Cx> {
     pub handles: Vec<ecs::Entity>,
 }
 
+impl<Cx: Default> Default for Ecs<Cx> {
+    fn default() -> Self {
+        Self::new(Cx::default())
+    }
+}
+
+impl<Cx> Ecs<Cx> {
+    /// A simulation in `ctx`, with no particles yet.
+    pub fn new(ctx: Cx) -> Self {
+        Self {
+            ctx,
+            handles: Vec::new(),
+        }
+    }
+}
+
 /// `acceleration`'s state.
 #[derive(Default)]
 pub struct Accelerate;
@@ -502,11 +518,12 @@ macro_rules! particle_context {
                 self.grid.clear();
             }
 
+            fn reset_output(entries: &mut Vec<CellEntry<::ecs::EntityId>>) {
+                entries.clear(); // keeps last step's memory
+            }
+
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
-                // Cleared as in the original, in case a previous run's
-                // output is handed back.
                 let expected = MAX_CELLS_PER_PARTICLE * data.entity_count();
-                data.output().clear();
                 data.output().reserve(expected);
                 data.for_entities::<(::ecs::EntityId, &Position, &Circle)>(|view, (id, p, c)| {
                     let out = view.output();
@@ -522,9 +539,12 @@ macro_rules! particle_context {
         }
 
         impl ::ecs::System<$name, f32> for Collision {
+            fn reset_output(contacts: &mut Vec<Contact<::ecs::EntityId>>) {
+                contacts.clear();
+            }
+
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
                 let partition = data.system::<SpatialPartition>();
-                data.output().clear();
                 data.for_entities::<(::ecs::EntityId, &Position, &Circle)>(|view, (id, p0, c0)| {
                     for &other in partition.grid.cell_at(p0) {
                         if other >= id {
@@ -565,9 +585,12 @@ macro_rules! particle_context {
         }
 
         impl ::ecs::System<$name, f32> for Render {
+            fn reset_output(vertices: &mut Vec<Vertex>) {
+                vertices.clear();
+            }
+
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
                 let expected = VERTICES_PER_PARTICLE * data.entity_count();
-                data.output().clear();
                 data.output().reserve(expected);
                 let table = fan_table();
                 data.for_entities::<(&Position, &Circle, &Color)>(|view, (p, c, color)| {
@@ -592,11 +615,6 @@ macro_rules! particle_context {
             }
         }
 
-        impl Default for Ecs<$name> {
-            fn default() -> Self {
-                Self { ctx: $name::new(), handles: Vec::new() }
-            }
-        }
 
         impl Simulation for Ecs<$name> {
             fn spawn(&mut self, wave: &[Particle]) -> Result<(), ::ecs::ContextFull> {

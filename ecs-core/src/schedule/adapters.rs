@@ -51,7 +51,7 @@ where
     A: Fn(&mut S, &mut [S::Output]) + Sync,
 {
     fn run(&self, cx: &Context<Cx>) {
-        cx.run_system_with::<S>(&self.before, &self.process, &self.after);
+        cx.run_system_with::<S>(&self.before, &self.process, &self.after, |o| *o = Default::default());
     }
 }
 

@@ -134,7 +134,8 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         if !self.contains(id) {
             return None;
         }
-        NonNull::new(self.slots[id.index()].get().cast::<T>())
+        // SAFETY: `id` has a value, which is all `get_ptr_unchecked` needs.
+        Some(unsafe { self.get_ptr_unchecked(id) })
     }
 
     type Fetch = NonNull<T>;

@@ -1,0 +1,97 @@
+//! What each workload must have done: every implementation reads its data
+//! back after one iteration from a fresh set-up and hands it here, so a
+//! benchmark that does nothing (or the wrong thing) fails before timing.
+
+use crate::components::{heavy_position, matrix4, Position};
+use crate::math;
+use crate::workload::{FRAG_PER_TYPE, FRAG_TYPES, HEAVY, N};
+
+/// The outcome of a check: what went wrong, if anything.
+pub type Check = Result<(), String>;
+
+/// Fails unless `got == want`.
+pub fn count(what: &str, got: usize, want: usize) -> Check {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: {got} entities, expected {want}"))
+    }
+}
+
+/// Fails unless every value is `want` and there are `n` of them.
+fn all_equal<T: PartialEq + core::fmt::Debug>(
+    what: &str,
+    values: impl IntoIterator<Item = T>,
+    want: T,
+    n: usize,
+) -> Check {
+    let mut seen = 0;
+    for v in values {
+        if v != want {
+            return Err(format!("{what}: found {v:?}, expected {want:?}"));
+        }
+        seen += 1;
+    }
+    count(what, seen, n)
+}
+
+/// `simple_insert`: one world held `N` entities with all four components.
+pub fn simple_insert(entities: usize) -> Check {
+    count("entities with Transform, Position, Rotation and Velocity", entities, N)
+}
+
+/// `simple_iter`: every position moved once by its velocity.
+pub fn simple_iter(positions: impl IntoIterator<Item = Position>) -> Check {
+    all_equal("positions after one step", positions, Position([2.0, 0.0, 0.0]), N)
+}
+
+/// `frag_iter`: every `Data` doubled once.
+pub fn frag_iter(data: impl IntoIterator<Item = f32>) -> Check {
+    all_equal("Data after one step", data, 2.0, FRAG_TYPES * FRAG_PER_TYPE)
+}
+
+/// `heavy_compute`: every position transformed once by the matrix, which
+/// 100 inversions of a rotation leave (nearly) as it was.
+pub fn heavy_compute(positions: impl IntoIterator<Item = Position>) -> Check {
+    let want = math::transform_vector(&matrix4().0, heavy_position().0);
+    let mut seen = 0;
+    for p in positions {
+        if p.0.iter().zip(want).any(|(a, b)| (a - b).abs() > 1e-4) {
+            return Err(format!("position after one step: {:?}, expected {want:?}", p.0));
+        }
+        seen += 1;
+    }
+    count("positions after one step", seen, HEAVY)
+}
+
+/// `add_remove`, after the adds: every entity holds `B`; after the removes:
+/// none does, and all still hold `A`.
+pub fn add_remove(with_a: usize, with_b_after_add: usize, with_b_after_remove: usize) -> Check {
+    count("entities with B after adding it", with_b_after_add, N)?;
+    count("entities with B after removing it", with_b_after_remove, 0)?;
+    count("entities with A at the end", with_a, N)
+}
+
+/// What `schedule` left, read back by query: `(A, B)` of every entity with
+/// both, `(C, D)` and `(C, E)` likewise, and every `C`.
+#[derive(Default)]
+pub struct Schedule {
+    pub ab: Vec<(f32, f32)>,
+    pub cd: Vec<(f32, f32)>,
+    pub ce: Vec<(f32, f32)>,
+    pub c: Vec<f32>,
+}
+
+/// `schedule`: `ab`, `cd` and `ce` each swapped their pair once.
+pub fn schedule(s: Schedule) -> Check {
+    all_equal("(A, B) after one run", s.ab, (1.0, 0.0), 4 * N)?;
+    all_equal("(C, D) after one run", s.cd, (3.0, 2.0), N)?;
+    all_equal("(C, E) after one run", s.ce, (4.0, 2.0), N)?;
+    let sum: f32 = s.c.iter().sum();
+    count("entities with C", s.c.len(), 3 * N)?;
+    if sum == (2.0 + 3.0 + 4.0) * N as f32 {
+        Ok(())
+    } else {
+        Err(format!("sum of C after one run: {sum}"))
+    }
+}

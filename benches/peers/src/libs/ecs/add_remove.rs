@@ -1,0 +1,85 @@
+//! `add_remove`: `B` added to every entity in one step and removed in the
+//! next; each step's refresh matches the changed entities to the system
+//! that reads `B`, which is what makes the change visible.
+
+use crate::components::letters::{A, B};
+use crate::expect::{self, Check};
+use crate::harness::Bench;
+use crate::workload::N;
+use ecs::{Data, Entity, System};
+
+/// Reads `A` and `B`: the system whose entities the adds and removes change.
+#[derive(Default)]
+pub struct UsesB;
+
+ecs::declare_context! {
+    pub context AddRem {
+        settings { entities: fixed(10_000), threads: 1 }
+        components { A, B: contiguous; }
+        systems { uses_b: UsesB { read: [A, B] } }
+    }
+}
+
+impl System<AddRem> for UsesB {
+    fn process(&self, _: &mut Data<'_, AddRem, Self>, _: &()) {}
+}
+
+pub struct AddRemove {
+    world: AddRem,
+    entities: Vec<Entity>,
+}
+
+impl AddRemove {
+    pub fn new() -> Self {
+        let mut world = AddRem::new();
+        let entities = world.step(|p| (0..N).map(|_| p.spawn((A(0.0),)).expect("room")).collect());
+        AddRemove { world, entities }
+    }
+
+    fn add(&mut self) {
+        let es = &self.entities;
+        self.world.step(|p| {
+            for &e in es {
+                p.add(e, B(0.0)).expect("alive");
+            }
+        });
+    }
+
+    fn remove(&mut self) {
+        let es = &self.entities;
+        self.world.step(|p| {
+            for &e in es {
+                p.remove::<B>(e);
+            }
+        });
+    }
+
+    /// Entities holding `B` and those `uses_b` processes, which must agree.
+    fn with_b(&mut self) -> Result<usize, String> {
+        let es = &self.entities;
+        let held = self.world.step(|p| es.iter().filter(|&&e| p.has::<B>(e)).count());
+        let matched = self.world.subscribers::<UsesB>().len();
+        if held == matched {
+            Ok(held)
+        } else {
+            Err(format!("{held} entities hold B but `uses_b` processes {matched}"))
+        }
+    }
+}
+
+impl Bench for AddRemove {
+    fn run(&mut self) {
+        self.add();
+        self.remove();
+    }
+
+    fn check(&mut self) -> Check {
+        self.add();
+        let added = self.with_b()?;
+        self.remove();
+        let left = self.with_b()?;
+        let es = &self.entities;
+        let with_a = self.world.step(|p| es.iter().filter(|&&e| p.has::<A>(e)).count());
+        expect::add_remove(with_a, added, left)
+    }
+}

@@ -1,0 +1,43 @@
+//! The implementations: the baseline, ecs, and the peers, each a module
+//! with a `make` function that sets a workload up.
+
+mod baseline;
+mod bevy;
+mod ecs;
+mod gecs;
+mod hecs;
+mod legion;
+mod shipyard;
+mod specs;
+
+use crate::harness::Bench;
+use crate::workload::{Lib, Workload};
+
+/// The implementation `lib` of workload `w`, set up; `None` when the crate
+/// cannot express the workload.
+pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
+    match lib {
+        Lib::Baseline => Some(baseline::make(w)),
+        Lib::Ecs => Some(ecs::make(w)),
+        Lib::Bevy => Some(bevy::make(w)),
+        Lib::Hecs => Some(hecs::make(w)),
+        Lib::Legion => Some(legion::make(w)),
+        Lib::Specs => Some(specs::make(w)),
+        Lib::Shipyard => Some(shipyard::make(w)),
+        Lib::Gecs => gecs::make(w),
+    }
+}
+
+/// How the report describes the use of `lib`.
+pub fn notes(lib: Lib) -> &'static str {
+    match lib {
+        Lib::Baseline => baseline::NOTES,
+        Lib::Ecs => ecs::NOTES,
+        Lib::Bevy => bevy::NOTES,
+        Lib::Hecs => hecs::NOTES,
+        Lib::Legion => legion::NOTES,
+        Lib::Specs => specs::NOTES,
+        Lib::Shipyard => shipyard::NOTES,
+        Lib::Gecs => gecs::NOTES,
+    }
+}

@@ -1,0 +1,180 @@
+//! Peer benchmark: `ecs` against a hand-written baseline, bevy_ecs, hecs,
+//! legion, specs, shipyard and gecs on the workloads of ecs_bench_suite
+//! (`shared/workloads.md`), in one binary and one run.
+//!
+//! Each workload's implementations are checked for correctness first, then
+//! measured with interleaved samples (see `harness`); the table goes to
+//! stdout and, on a full run, to BENCHMARKS.md with a bar chart.
+
+mod alloc;
+mod chart;
+mod components;
+mod expect;
+mod harness;
+mod libs;
+mod machine;
+mod math;
+mod report;
+mod workload;
+
+use clap::Parser;
+use harness::{Bench, Plan};
+use machine::Machine;
+use report::Results;
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use workload::{Lib, Workload};
+
+/// Compares ecs with a hand-written baseline and six ECS crates.
+///
+/// A full run writes BENCHMARKS.md and the chart; with --quick, --only or --lib,
+/// files are written only where --out or --chart name them.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// Few and short samples: a smoke run.
+    #[arg(long)]
+    quick: bool,
+    /// Only these workloads (comma-separated or repeated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "WORKLOAD")]
+    only: Vec<Workload>,
+    /// Only these implementations (comma-separated or repeated; the
+    /// baseline always runs, for the ratios).
+    #[arg(long, value_delimiter = ',', value_name = "LIB")]
+    lib: Vec<String>,
+    /// Print every sample of every implementation to stderr.
+    #[arg(long)]
+    samples: bool,
+    /// Run the correctness checks only.
+    #[arg(long)]
+    check: bool,
+    /// Where to write the markdown report [default: BENCHMARKS.md at the
+    /// repository root].
+    #[arg(long, value_name = "BENCHMARKS_PATH")]
+    out: Option<PathBuf>,
+    /// Where to write the bar chart [default: benches/results/peers.png].
+    #[arg(long, value_name = "PATH")]
+    chart: Option<PathBuf>,
+}
+
+/// The repository root: two levels above this crate.
+fn repo_root() -> PathBuf {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir.ancestors().nth(2).unwrap_or(crate_dir).to_path_buf()
+}
+
+fn main() -> ExitCode {
+    alloc::pin_thresholds();
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), Box<dyn Error>> {
+    let workloads = if args.only.is_empty() {
+        Workload::ALL.to_vec()
+    } else {
+        Workload::ALL.into_iter().filter(|w| args.only.contains(w)).collect()
+    };
+    let machine = Machine::detect();
+    eprintln!("{} cores, {}, {}", machine.cores, machine.cpu, machine.rustc);
+
+    check(&workloads)?;
+    if args.check {
+        return Ok(());
+    }
+
+    let plan = if args.quick { Plan::quick() } else { Plan::full() };
+    let mut cells = BTreeMap::new();
+    for &w in &workloads {
+        let mut benches: Vec<(Lib, Box<dyn Bench>)> = Lib::ALL
+            .into_iter()
+            .filter(|&lib| {
+                lib == Lib::Baseline
+                    || args.lib.is_empty()
+                    || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
+            })
+            .filter_map(|lib| Some((lib, libs::make(w, lib)?)))
+            .collect();
+        eprintln!("measuring {} ({} implementations)", w.name(), benches.len());
+        for (lib, stats) in harness::measure(&mut benches, &plan) {
+            eprintln!("  {:<9} {}", lib.name(), report::time(stats.median()));
+            if args.samples {
+                let all: Vec<String> = stats.samples.iter().map(|&s| report::time(s)).collect();
+                eprintln!("    samples (per iteration, sorted): {}", all.join(", "));
+            }
+            cells.insert((w, lib), stats);
+        }
+    }
+    let results = Results { workloads, cells };
+    println!("{}", results.table());
+    println!("{}", results.targets());
+
+    let partial = args.quick || !args.only.is_empty() || !args.lib.is_empty();
+    let out = args
+        .out
+        .or_else(|| (!partial).then(|| repo_root().join("BENCHMARKS.md")));
+    let chart = args
+        .chart
+        .or_else(|| (!partial).then(|| repo_root().join("benches/results/peers.png")));
+    let mut chart_link = None;
+    if let Some(chart) = &chart {
+        if let Some(dir) = chart.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if chart::draw(&results, chart)? {
+            eprintln!("wrote {}", chart.display());
+            chart_link = Some(relative_link(chart, out.as_deref()));
+        }
+    }
+    if let Some(out) = &out {
+        let md = results.markdown(&machine, &plan, args.quick, chart_link.as_deref());
+        std::fs::write(out, md)?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+/// Runs every implementation's check on a fresh set-up; fails listing each
+/// implementation whose result is wrong.
+fn check(workloads: &[Workload]) -> Result<(), Box<dyn Error>> {
+    let mut failures = Vec::new();
+    for &w in workloads {
+        for lib in Lib::ALL {
+            let Some(mut bench) = libs::make(w, lib) else { continue };
+            if let Err(e) = bench.check() {
+                failures.push(format!("{} / {}: {e}", w.name(), lib.name()));
+            }
+        }
+    }
+    if failures.is_empty() {
+        eprintln!(
+            "checks passed: {}",
+            workloads.iter().map(|w| w.name()).collect::<Vec<_>>().join(", ")
+        );
+        Ok(())
+    } else {
+        Err(format!("checks failed:\n  {}", failures.join("\n  ")).into())
+    }
+}
+
+/// `target` as a link from the directory of `from`: relative when it lies
+/// below that directory, absolute otherwise.
+fn relative_link(target: &Path, from: Option<&Path>) -> String {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let target = canon(target);
+    let base = from
+        .and_then(Path::parent)
+        .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d })
+        .map(canon);
+    match base.and_then(|b| target.strip_prefix(b).ok().map(Path::to_path_buf)) {
+        Some(rel) => rel.display().to_string(),
+        None => target.display().to_string(),
+    }
+}

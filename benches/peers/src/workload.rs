@@ -1,0 +1,117 @@
+//! The workloads of workloads.md, the implementations compared, and the
+//! targets set for `ecs`.
+
+use clap::ValueEnum;
+
+/// Entities in `simple_insert`, `simple_iter` and `add_remove`, and in each
+/// group of `schedule`.
+pub const N: usize = 10_000;
+/// Entities in `heavy_compute`.
+pub const HEAVY: usize = 1_000;
+/// Entities per marker type in `frag_iter`.
+pub const FRAG_PER_TYPE: usize = 20;
+/// Marker types in `frag_iter`.
+pub const FRAG_TYPES: usize = 26;
+
+/// One workload of workloads.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum Workload {
+    SimpleInsert,
+    SimpleIter,
+    FragIter,
+    HeavyCompute,
+    AddRemove,
+    Schedule,
+}
+
+impl Workload {
+    /// Every workload, in report order.
+    pub const ALL: [Workload; 6] = [
+        Workload::SimpleInsert,
+        Workload::SimpleIter,
+        Workload::FragIter,
+        Workload::HeavyCompute,
+        Workload::AddRemove,
+        Workload::Schedule,
+    ];
+
+    /// The name workloads.md gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::SimpleInsert => "simple_insert",
+            Workload::SimpleIter => "simple_iter",
+            Workload::FragIter => "frag_iter",
+            Workload::HeavyCompute => "heavy_compute",
+            Workload::AddRemove => "add_remove",
+            Workload::Schedule => "schedule",
+        }
+    }
+
+    /// The largest ratio to the baseline that meets `ecs`'s target.
+    pub fn target(self) -> f64 {
+        match self {
+            Workload::SimpleInsert => 1.5,
+            Workload::SimpleIter => 1.05,
+            Workload::FragIter => 1.2,
+            Workload::HeavyCompute => 1.1,
+            Workload::AddRemove => 4.0,
+            Workload::Schedule => 1.5,
+        }
+    }
+}
+
+/// One implementation compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lib {
+    Baseline,
+    Ecs,
+    Bevy,
+    Hecs,
+    Legion,
+    Specs,
+    Shipyard,
+    Gecs,
+}
+
+impl Lib {
+    /// Every implementation, in report order.
+    pub const ALL: [Lib; 8] = [
+        Lib::Baseline,
+        Lib::Ecs,
+        Lib::Bevy,
+        Lib::Hecs,
+        Lib::Legion,
+        Lib::Specs,
+        Lib::Shipyard,
+        Lib::Gecs,
+    ];
+
+    /// Its column heading.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lib::Baseline => "baseline",
+            Lib::Ecs => "ecs",
+            Lib::Bevy => "bevy_ecs",
+            Lib::Hecs => "hecs",
+            Lib::Legion => "legion",
+            Lib::Specs => "specs",
+            Lib::Shipyard => "shipyard",
+            Lib::Gecs => "gecs",
+        }
+    }
+
+    /// The crate whose version the report gives (none for the baseline).
+    pub fn krate(self) -> Option<&'static str> {
+        match self {
+            Lib::Baseline => None,
+            Lib::Ecs => Some("ecs"),
+            other => Some(other.name()),
+        }
+    }
+
+    /// Whether it is one of the peers `ecs` must beat.
+    pub fn is_peer(self) -> bool {
+        !matches!(self, Lib::Baseline | Lib::Ecs)
+    }
+}
