@@ -166,6 +166,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         &self.entities
     }
 
+    #[inline]
     pub(crate) fn create_entity(&mut self) -> Result<Entity, ContextFull> {
         self.entities.create().ok_or(ContextFull {
             limit: self.entities.limit().initial_capacity(),
@@ -302,7 +303,15 @@ impl<Cx: ContextDecl> Context<Cx> {
         let mut outputs = core::mem::take(&mut *slot.outputs.write());
         outputs.truncate(subtasks);
         outputs.resize_with(subtasks, S::Output::default);
-        let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
+        // One subtask (the common case) keeps its pending changes on the
+        // stack: a run allocates nothing once the outputs have grown.
+        let (mut one, mut many) = (Pending::default(), Vec::new());
+        let pending: &mut [Pending<Cx>] = if subtasks == 1 {
+            core::slice::from_mut(&mut one)
+        } else {
+            many.resize_with(subtasks, Pending::default);
+            &mut many
+        };
         {
             let state = slot.state.read();
             let state: &S = &state;
@@ -337,7 +346,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         if pending.iter().any(|p| !p.deferred.is_empty() || !p.kills.is_empty()) {
             let mut gathered = slot.core.pending.lock();
             for p in pending {
-                gathered.append(p);
+                gathered.append(core::mem::take(p));
             }
         }
         after(&mut slot.state.write(), &mut outputs);

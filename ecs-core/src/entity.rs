@@ -149,6 +149,7 @@ impl<B: ComponentSet> Entities<B> {
     /// creation after ids were freed; it is sorted but for the ids freed
     /// since, so the stable sort, which merges runs, costs little more than
     /// a pass.
+    #[inline]
     pub(crate) fn create(&mut self) -> Option<Entity> {
         if self.free_unsorted {
             self.free.sort_by(|a, b| b.cmp(a));

@@ -19,8 +19,8 @@ pub struct Defer<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a mut Context<Cx>,
 }
 
-/// A set of components added together by [`Defer::spawn`]: a component or a
-/// tuple of up to twelve.
+/// A set of components added together by [`Defer::spawn`]: a tuple of one
+/// to twelve components; a single component is written `(value,)`.
 pub trait Bundle<Cx: ContextDecl> {
     /// Adds every component of the bundle to a live entity created just
     /// before, which holds none.
@@ -72,6 +72,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     ///
     /// # Errors
     /// As [`create`](Self::create); the bundle is dropped.
+    #[inline]
     pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
         let e = self.cx.create_entity()?;
         bundle.add_to(self.cx, e.id);

@@ -81,10 +81,20 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     where
         Cx: Dispatch<A>,
     {
-        let selected = vec![true; Cx::SYSTEMS.len()];
+        // Every system: no allocation for the common sizes.
+        const ALL: [bool; 64] = [true; 64];
+        let n = Cx::SYSTEMS.len();
+        let many;
+        let selected: &[bool] = match ALL.get(..n) {
+            Some(all) => all,
+            None => {
+                many = vec![true; n];
+                &many
+            }
+        };
         self.defer
             .cx
-            .run_selected(&selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
+            .run_selected(selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
     }
 
     /// Runs the chains that start from the systems of the tuple `R`: those
