@@ -117,7 +117,9 @@ impl<B: ComponentSet> Entities<B> {
             free: Vec::with_capacity(if limit.is_fixed() { cap } else { 0 }),
             free_unsorted: false,
             dying: Vec::new(),
-            dirty: Vec::new(),
+            // A fixed context's ids are all known: no regrowth while a wave
+            // of new entities is queued for matching.
+            dirty: Vec::with_capacity(if limit.is_fixed() { cap } else { 0 }),
             alive: 0,
             limit,
         }
