@@ -143,6 +143,13 @@ impl SparseSet {
         if self.holes.is_empty() {
             return;
         }
+        if self.holes.len() == self.dense.len() {
+            // Every member left (their positions are already cleared).
+            self.dense.clear();
+            self.holes.clear();
+            self.ascending = true;
+            return;
+        }
         self.holes.sort_unstable();
         let len = self.dense.len();
         let mut write = self.holes[0] as usize;
@@ -264,6 +271,32 @@ mod tests {
         }
         assert!(!s.is_ascending());
         assert_eq!(s.run_start(), None);
+    }
+
+    #[test]
+    fn removing_every_member_empties_the_set() {
+        let mut s = SparseSet::new();
+        for i in [4, 2, 9] {
+            s.insert(EntityId(i));
+        }
+        assert!(!s.is_ascending());
+        for i in [9, 4, 2] {
+            assert!(s.remove_later(EntityId(i)));
+        }
+        s.compact();
+        assert!(s.as_slice().is_empty() && s.is_ascending());
+        assert_eq!(s.position(EntityId(4)), None);
+        // Everything removed, then one inserted again: only it stays.
+        for i in [5, 6] {
+            s.insert(EntityId(i));
+        }
+        for i in [5, 6] {
+            s.remove_later(EntityId(i));
+        }
+        s.insert(EntityId(6));
+        s.compact();
+        assert_eq!(s.as_slice(), [EntityId(6)]);
+        assert_eq!(s.position(EntityId(6)), Some(0));
     }
 
     #[test]
