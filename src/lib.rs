@@ -6,8 +6,8 @@ extern crate self as ecs;
 pub use ecs_core::{
     storage, Adapters, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentSet, Context, ContextDecl,
     ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, NoSuchEntity, Parallelism,
-    Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Step, System, SystemInfo, SystemOf,
-    SystemSlot, View,
+    Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Spawned, Step, System, SystemInfo,
+    SystemOf, SystemSlot, View,
 };
 pub use ecs_macros::declare_context;
 

@@ -144,6 +144,39 @@ macro_rules! miri_context {
                 });
                 assert!(ctx.len() > 6, "deferred spawns happened");
             }
+
+            #[test]
+            fn spawn_batch_every_storage() {
+                let mut ctx = Ctx::new();
+                let bundle = |i: u32| (P(i), V(1), S(format!("{i}")), H(vec![i]), G1(i as u8), G2(Box::new(i)), T);
+                let es: Vec<_> = ctx.step(|p| p.spawn_batch((0..6).map(bundle)).unwrap().collect());
+                ctx.step(|p| {
+                    p.kill(es[1]);
+                    p.kill(es[4]);
+                });
+                // Freed ids one at a time, then a fresh run; then a batch
+                // whose iterator panics after one fresh bundle.
+                let again: Vec<_> = ctx.step(|p| p.spawn_batch((10..14).map(bundle)).unwrap().collect());
+                let failing = (20..24).map(|i| if i == 21 { panic!("bundle {i}") } else { bundle(i) });
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    ctx.step(|p| p.spawn_batch(failing).map(|s| s.count()))
+                }));
+                assert!(r.is_err());
+                assert_eq!(ctx.len(), 6 - 2 + 4, "no entity of the failed batch");
+                let last: Vec<_> = ctx.step(|p| p.spawn_batch((30..32).map(|i| (P(i), S(format!("{i}"))))).unwrap().collect());
+                ctx.step(|p| p.run_all(&()));
+                ctx.step(|p| {
+                    for (k, &e) in again.iter().enumerate() {
+                        let i = 10 + k as u32;
+                        // `grouper` ran once: one 'x' and one addition each.
+                        assert_eq!(p.get::<S>(e).map(|s| s.0.as_str()), Some(format!("{i}x").as_str()));
+                        assert_eq!(p.get::<G2>(e).map(|g| *g.0), Some(i + i));
+                    }
+                    for &e in &last {
+                        assert!(p.get::<H>(e).is_none() && p.get::<G2>(e).is_none() && !p.has::<T>(e));
+                    }
+                });
+            }
         }
     };
 }

@@ -168,9 +168,15 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     #[inline]
     pub(crate) fn create_entity(&mut self) -> Result<Entity, ContextFull> {
-        self.entities.create().ok_or(ContextFull {
+        self.entities.create().ok_or_else(|| self.full())
+    }
+
+    /// The error for a full context.
+    #[cold]
+    pub(crate) fn full(&self) -> ContextFull {
+        ContextFull {
             limit: self.entities.limit().initial_capacity(),
-        })
+        }
     }
 
     /// Stores `value` for a live (or dying) id and records it in its bitset.
@@ -182,20 +188,6 @@ impl<Cx: ContextDecl> Context<Cx> {
             self.entities.set_bit(id, C::INDEX, true);
         }
         old
-    }
-
-    /// Stores `value` for a new entity without recording it in its bitset:
-    /// the caller records it (see `Bundle`), after the value is stored.
-    #[inline]
-    pub(crate) fn insert_new_value<C: Component<Cx>>(&mut self, id: EntityId, value: C) {
-        C::column_mut(&mut self.storages).insert_new(id, value)
-    }
-
-    /// Records that a live id holds every component of `bits` (all already
-    /// stored) and queues it for matching.
-    #[inline]
-    pub(crate) fn record_components(&mut self, id: EntityId, bits: &Cx::Bits) {
-        self.entities.add_bits(id, bits);
     }
 
     /// Removes `C` of an id, clearing its bit first.
@@ -219,28 +211,20 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
-        let dirty = self.entities.take_dirty();
-        for &raw in &dirty {
-            let id = EntityId(raw);
-            let life = self.entities.life(raw);
-            let bits = *self.entities.bits(id);
-            let handle = Entity {
-                id,
-                generation: self.entities.generation(raw),
-            };
+        let systems = &mut self.systems;
+        self.entities.drain_dirty(|handle, life, bits| {
             for (i, sig) in Cx::SIGNATURES.iter().enumerate() {
                 let want = life != Life::Free && bits.contains_all(sig);
-                let subs = &mut Cx::slot_core_mut(&mut self.systems, i).subscribers;
+                let subs = &mut Cx::slot_core_mut(systems, i).subscribers;
                 if want {
-                    if subs.insert(id) && collect {
+                    if subs.insert(handle.id) && collect {
                         events.push(Event::Subscribe(i, handle));
                     }
-                } else if subs.remove_later(id) && collect {
+                } else if subs.remove_later(handle.id) && collect {
                     events.push(Event::Unsubscribe(i, handle));
                 }
             }
-        }
-        self.entities.restore_dirty_buffer(dirty);
+        });
     }
 
     /// Closes the holes removals left in the systems' subscriber sets,

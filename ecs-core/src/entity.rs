@@ -144,6 +144,21 @@ impl<B: ComponentSet> Entities<B> {
 
     /// Takes the lowest free id, or a fresh one, and marks it alive and
     /// dirty.
+    #[inline]
+    pub(crate) fn create(&mut self) -> Option<Entity> {
+        self.create_with(&B::default(), |_| {})
+    }
+
+    /// Takes the lowest free id, or a fresh one; calls `store` with it, which
+    /// stores the values of the components of `bits`; then marks the id
+    /// alive and dirty, holding `bits`. `None` (and `store` is not called)
+    /// when a fixed table is full or the ids are exhausted.
+    ///
+    /// The bitset is written after the values are stored, so that it never
+    /// claims a value that is missing, even if `store` panics: the id then
+    /// stays free (or unissued), and a value stored before the panic stays in
+    /// its column, unclaimed, until the id's next holder is given that
+    /// component (`Column::insert_new` replaces it) or the column is dropped.
     ///
     /// Lowest first keeps ids compact, and gives entities created together
     /// ascending ids, which systems then walk forwards through id-indexed
@@ -152,38 +167,105 @@ impl<B: ComponentSet> Entities<B> {
     /// since, so the stable sort, which merges runs, costs little more than
     /// a pass.
     #[inline]
-    pub(crate) fn create(&mut self) -> Option<Entity> {
+    pub(crate) fn create_with(&mut self, bits: &B, store: impl FnOnce(EntityId)) -> Option<Entity> {
         if self.free_unsorted {
             self.free.sort_by(|a, b| b.cmp(a));
             self.free_unsorted = false;
         }
-        let id = if let Some(id) = self.free.pop() {
-            id
+        let reuse = self.free.last().copied();
+        let id = match reuse {
+            Some(id) => id,
+            None if self.meta.len() < self.id_limit() => self.meta.len() as u32,
+            None => return None,
+        };
+        // One call site, so that `store` is inlined.
+        store(EntityId(id));
+        let generation = if reuse.is_some() {
+            self.free.pop();
+            let meta = &mut self.meta[id as usize];
+            meta.life = Life::Alive;
+            meta.bits = *bits;
+            let generation = meta.generation;
+            self.mark_dirty(id);
+            generation
         } else {
-            let next = self.meta.len();
-            if let EntityLimit::Fixed(n) = self.limit {
-                if next >= n {
-                    return None;
-                }
-            }
-            let id = u32::try_from(next).ok().filter(|&i| i != u32::MAX)?;
+            // Below `id_limit`, so below `u32::MAX`.
             self.meta.push(Meta {
                 generation: 0,
-                life: Life::Free,
-                dirty: false,
-                bits: B::default(),
+                life: Life::Alive,
+                dirty: true,
+                bits: *bits,
             });
-            id
+            self.dirty.push(id);
+            0
         };
         self.alive += 1;
-        let meta = &mut self.meta[id as usize];
-        meta.life = Life::Alive;
-        let generation = meta.generation;
-        self.mark_dirty(id);
         Some(Entity {
             id: EntityId(id),
             generation,
         })
+    }
+
+    /// Hands out the `count` ids from [`id_bound`](Self::id_bound) on,
+    /// never handed out before, as alive, dirty entities holding `bits`
+    /// (whose values the caller has stored).
+    ///
+    /// # Panics
+    /// When fewer than `count` such ids are left (the caller checks
+    /// [`room`](Self::room) first).
+    pub(crate) fn create_fresh(&mut self, count: usize, bits: &B) {
+        let start = self.meta.len();
+        assert!(count <= self.id_limit() - start, "no room for {count} fresh ids");
+        self.meta.resize(
+            start + count,
+            Meta {
+                generation: 0,
+                life: Life::Alive,
+                dirty: true,
+                bits: *bits,
+            },
+        );
+        // Below `id_limit`, so every id fits in a `u32`.
+        self.dirty.extend(start as u32..(start + count) as u32);
+        self.alive += count;
+    }
+
+    /// Whether a freed id waits to be reused.
+    #[inline]
+    pub(crate) fn has_free(&self) -> bool {
+        !self.free.is_empty()
+    }
+
+    /// One past the highest id the table may hand out: the fixed limit, or
+    /// `u32::MAX` (which stays unused, so an id plus one always fits).
+    #[inline]
+    fn id_limit(&self) -> usize {
+        let ids = u32::MAX as usize;
+        match self.limit {
+            EntityLimit::Fixed(n) => n.min(ids),
+            EntityLimit::Dynamic { .. } => ids,
+        }
+    }
+
+    /// How many more entities can be created before the next reclamation:
+    /// the free ids plus the ids never handed out.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
+        self.free.len() + self.fresh_room()
+    }
+
+    /// How many ids were never handed out and may be.
+    #[inline]
+    pub(crate) fn fresh_room(&self) -> usize {
+        self.id_limit().saturating_sub(self.meta.len())
+    }
+
+    /// Makes room in the tables for `n` more entities without reallocating
+    /// (a fixed table already has room for its limit).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        let fresh = n.saturating_sub(self.free.len());
+        self.meta.reserve(fresh);
+        self.dirty.reserve(n);
     }
 
     #[inline]
@@ -228,14 +310,6 @@ impl<B: ComponentSet> Entities<B> {
         } else {
             meta.bits.remove(bit);
         }
-        self.mark_dirty(id.0);
-    }
-
-    /// Records that the entity now holds every component of `bits` and
-    /// queues it for matching.
-    #[inline]
-    pub(crate) fn add_bits(&mut self, id: EntityId, bits: &B) {
-        self.meta[id.index()].bits.union_with(bits);
         self.mark_dirty(id.0);
     }
 
@@ -286,21 +360,25 @@ impl<B: ComponentSet> Entities<B> {
         self.free_unsorted = true;
     }
 
-    /// Takes the list of entities to match, clearing their flags.
-    pub(crate) fn take_dirty(&mut self) -> Vec<u32> {
-        let dirty = core::mem::take(&mut self.dirty);
-        for &id in &dirty {
-            self.meta[id as usize].dirty = false;
+    /// Calls `f` with the handle, life and bitset of every entity queued
+    /// for matching, in the order they were queued, then empties the queue.
+    ///
+    /// Each entity's flag is cleared before `f` sees it, and the queue is
+    /// emptied only at the end: if `f` panics, the queue keeps every entity
+    /// (some perhaps queued twice, which matching does not mind), so none
+    /// misses the next matching.
+    #[inline]
+    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, Life, &B)) {
+        for &id in &self.dirty {
+            let meta = &mut self.meta[id as usize];
+            meta.dirty = false;
+            let e = Entity {
+                id: EntityId(id),
+                generation: meta.generation,
+            };
+            f(e, meta.life, &meta.bits);
         }
-        dirty
-    }
-
-    /// Gives back the buffer of `take_dirty`, to reuse its memory.
-    pub(crate) fn restore_dirty_buffer(&mut self, mut buf: Vec<u32>) {
-        if self.dirty.is_empty() {
-            buf.clear();
-            self.dirty = buf;
-        }
+        self.dirty.clear();
     }
 
     /// Whether any entity waits for matching.
@@ -313,12 +391,6 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     pub(crate) fn has_dying(&self) -> bool {
         !self.dying.is_empty()
-    }
-
-    /// The life of an id that was handed out.
-    #[inline]
-    pub(crate) fn life(&self, id: u32) -> Life {
-        self.meta[id as usize].life
     }
 
     /// The current generation of an id that was handed out.

@@ -41,9 +41,8 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
-pub use proxy::defer::Bundle;
 pub use proxy::step::Roots;
-pub use proxy::{Data, Defer, Step, View};
+pub use proxy::{Bundle, Data, Defer, Spawned, Step, View};
 pub use query::{Query, SharedQuery};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;

@@ -622,9 +622,8 @@ macro_rules! particle_context {
                 handles.clear();
                 handles.reserve(wave.len());
                 self.ctx.step(|p| {
-                    for q in wave {
-                        handles.push(p.spawn((q.position, q.velocity, q.acceleration, q.color, q.circle, q.life))?);
-                    }
+                    let bundles = wave.iter().map(|q| (q.position, q.velocity, q.acceleration, q.color, q.circle, q.life));
+                    handles.extend(p.spawn_batch(bundles)?);
                     Ok(())
                 })
             }

@@ -1,7 +1,6 @@
 //! Entity and component operations with exclusive access: the defer proxy,
 //! which the step proxy dereferences to.
 
-use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entity, EntityId};
@@ -19,45 +18,6 @@ pub struct Defer<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a mut Context<Cx>,
 }
 
-/// A set of components added together by [`Defer::spawn`]: a tuple of one
-/// to twelve components; a single component is written `(value,)`.
-pub trait Bundle<Cx: ContextDecl> {
-    /// Adds every component of the bundle to a live entity created just
-    /// before, which holds none.
-    #[doc(hidden)]
-    fn add_to(self, cx: &mut Context<Cx>, id: EntityId);
-}
-
-macro_rules! bundle {
-    ($($C:ident $i:tt),+) => {
-        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
-            #[inline]
-            fn add_to(self, cx: &mut Context<Cx>, id: EntityId) {
-                // Store every value, then record them all in the bitset at
-                // once (values first: the bitset never claims a missing one).
-                let mut bits = <Cx::Bits as Default>::default();
-                $(
-                    cx.insert_new_value(id, self.$i);
-                    bits.insert($C::INDEX);
-                )+
-                cx.record_components(id, &bits);
-            }
-        }
-    };
-}
-bundle!(A 0);
-bundle!(A 0, B 1);
-bundle!(A 0, B 1, C 2);
-bundle!(A 0, B 1, C 2, D 3);
-bundle!(A 0, B 1, C 2, D 3, E 4);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
-bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
-
 impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// Creates an entity with no components.
     ///
@@ -66,17 +26,6 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// (alive or killed but not yet reclaimed); nothing changes.
     pub fn create(&mut self) -> Result<Entity, ContextFull> {
         self.cx.create_entity()
-    }
-
-    /// Creates an entity holding the components of `bundle`.
-    ///
-    /// # Errors
-    /// As [`create`](Self::create); the bundle is dropped.
-    #[inline]
-    pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
-        let e = self.cx.create_entity()?;
-        bundle.add_to(self.cx, e.id);
-        Ok(e)
     }
 
     /// Kills the entity: it reads dead at once, systems stop seeing it and

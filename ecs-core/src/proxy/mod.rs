@@ -9,8 +9,10 @@
 
 pub(crate) mod data;
 pub(crate) mod defer;
+pub(crate) mod spawn;
 pub(crate) mod step;
 
 pub use data::{Data, View};
 pub use defer::Defer;
+pub use spawn::{Bundle, Spawned};
 pub use step::Step;

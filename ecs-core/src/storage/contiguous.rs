@@ -6,6 +6,7 @@ use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
+use core::ops::Range;
 use core::ptr::NonNull;
 
 /// One slot per id in a single buffer: the fastest layout to iterate when most
@@ -96,6 +97,34 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         } else {
             self.slots[i].get_mut().write(value);
         }
+    }
+
+    fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<T>> {
+        if ids.end > self.slots.len() {
+            self.grow(ids.end - 1);
+        }
+        // Ids that are fresh hold nothing, unless a spawn panicked while
+        // storing a value for one: drop such a value rather than overwrite it.
+        if self.present.any_in(ids.clone()) {
+            for i in ids.clone() {
+                drop(self.remove(EntityId(i as u32)));
+            }
+        }
+        // `as_mut_ptr` creates no reference to the slots, so the pointer
+        // stays valid across later calls of this method; the slots of `ids`
+        // are inside the buffer (grown above), so the offset is in bounds.
+        let cells = self.slots.as_mut_ptr();
+        // SAFETY: `ids.start <= ids.end <= slots.len()`, an in-bounds offset.
+        let first = unsafe { cells.add(ids.start) };
+        // `UnsafeCell<MaybeUninit<T>>` has the layout of `T`.
+        NonNull::new(first.cast::<T>())
+    }
+
+    unsafe fn fill(&mut self, ids: Range<usize>) {
+        debug_assert!(ids.end <= self.slots.len());
+        // The caller guarantees every slot of `ids` was initialised; the
+        // presence bits now say so.
+        self.present.insert_range(ids);
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
@@ -221,6 +250,29 @@ mod tests {
             drop(c.insert(EntityId(6), rc.clone()));
             assert_eq!(Rc::strong_count(&rc), 10);
         }
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+
+    #[test]
+    fn fill_writes_in_place_and_drops_a_leftover() {
+        let rc = Rc::new(());
+        let mut c = Contiguous::<Rc<()>>::with_capacity(2);
+        // A value left at a fresh id (by a spawn that panicked): dropped by
+        // `prepare_fill`, not overwritten.
+        c.insert(EntityId(3), rc.clone());
+        let first = c.prepare_fill(1..5).expect("contiguous slots have fixed places");
+        assert_eq!(Rc::strong_count(&rc), 1);
+        assert!(c.slots.len() >= 5, "grown for the run");
+        for k in 0..4 {
+            // SAFETY: the pointer of `prepare_fill(1..5)`, no call since.
+            unsafe { first.add(k).write(rc.clone()) };
+        }
+        assert!(c.get(EntityId(2)).is_none(), "not held before `fill`");
+        // SAFETY: slots 1..5 were written just above.
+        unsafe { c.fill(1..5) };
+        assert!((1..5).all(|i| c.contains(EntityId(i))) && !c.contains(EntityId(0)));
+        assert_eq!(Rc::strong_count(&rc), 5);
+        drop(c);
         assert_eq!(Rc::strong_count(&rc), 1);
     }
 }

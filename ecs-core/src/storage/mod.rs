@@ -35,6 +35,7 @@ pub use tag::Tag;
 
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use core::ops::Range;
 use core::ptr::NonNull;
 
 /// Access to the values of one component, by entity id.
@@ -67,6 +68,40 @@ pub unsafe trait Column: Send + Sync {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         drop(self.insert(id, value));
+    }
+
+    /// Prepares to store the values of new entities at the fresh ids `ids`
+    /// in place, for [`Defer::spawn_batch`](crate::Defer::spawn_batch):
+    /// returns a pointer to the slot of `ids.start`, the slot of
+    /// `ids.start + k` being at `.add(k)`, valid for writes until the next
+    /// call of a `&mut self` method other than this one. `None` (the
+    /// default) when values have no fixed place; the batch then stores them
+    /// with `insert_new`.
+    ///
+    /// A value written through the pointer is not held (a later `get`
+    /// finds nothing, and the column never drops it) until
+    /// [`fill`](Self::fill) records it. Storages that return `Some` must
+    /// implement `fill`.
+    #[inline]
+    fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<Self::Item>> {
+        let _ = ids;
+        None
+    }
+
+    /// Records that the slots of `ids` hold the values written through the
+    /// pointer of [`prepare_fill`](Self::prepare_fill).
+    ///
+    /// # Safety
+    /// `prepare_fill` returned `Some` for a range that contains `ids`, no
+    /// other `&mut self` method was called since, and the slot of every id
+    /// of `ids` was initialised through that pointer.
+    ///
+    /// # Panics
+    /// The default implementation, which only storages whose `prepare_fill`
+    /// returns `None` have (and then no caller meets the contract), panics.
+    unsafe fn fill(&mut self, ids: Range<usize>) {
+        let _ = ids;
+        unreachable!("`fill` of a storage whose `prepare_fill` returns `None`")
     }
 
     /// Removes and returns the value of `id`, if any.

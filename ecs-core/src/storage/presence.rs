@@ -1,5 +1,7 @@
 //! One bit per id: which ids of a column hold a value.
 
+use core::ops::Range;
+
 /// A growable bit vector indexed by id.
 #[derive(Default, Debug)]
 pub(crate) struct Presence {
@@ -38,6 +40,41 @@ impl Presence {
         self.words.resize(len, 0);
     }
 
+    /// Sets the bits of every id of `ids`, growing as needed.
+    pub(crate) fn insert_range(&mut self, ids: Range<usize>) {
+        if ids.is_empty() {
+            return;
+        }
+        let last = (ids.end - 1) / 64;
+        if last >= self.words.len() {
+            self.grow(last);
+        }
+        for (w, mask) in Self::masks(ids) {
+            self.words[w] |= mask;
+        }
+    }
+
+    /// Whether the bit of any id of `ids` is set.
+    pub(crate) fn any_in(&self, ids: Range<usize>) -> bool {
+        Self::masks(ids).any(|(w, mask)| self.words.get(w).is_some_and(|word| word & mask != 0))
+    }
+
+    /// The words that `ids` covers, each with the mask of its bits in `ids`.
+    fn masks(ids: Range<usize>) -> impl Iterator<Item = (usize, u64)> {
+        let words = if ids.is_empty() {
+            0..0
+        } else {
+            ids.start / 64..(ids.end - 1) / 64 + 1
+        };
+        words.map(move |w| {
+            let base = w * 64;
+            let lo = ids.start.max(base) - base;
+            let hi = ids.end.min(base + 64) - base;
+            // Bits `lo..hi`, with `0 <= lo < hi <= 64`.
+            (w, (u64::MAX >> (64 - (hi - lo))) << lo)
+        })
+    }
+
     /// Clears the bit of `id`; returns the old bit.
     #[inline]
     pub(crate) fn remove(&mut self, id: usize) -> bool {
@@ -62,5 +99,27 @@ impl Presence {
                 })
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_set_exactly_their_bits() {
+        for (start, end) in [(0, 0), (0, 1), (3, 64), (63, 65), (5, 200), (64, 128), (130, 131)] {
+            let mut p = Presence::with_capacity(0);
+            assert!(!p.any_in(start..end));
+            p.insert_range(start..end);
+            for i in 0..260 {
+                assert_eq!(p.get(i), (start..end).contains(&i), "{start}..{end}: bit {i}");
+            }
+            assert_eq!(p.any_in(start..end), start < end);
+            assert!(!p.any_in(end..end + 70));
+            if start > 0 {
+                assert!(!p.any_in(0..start));
+            }
+        }
     }
 }

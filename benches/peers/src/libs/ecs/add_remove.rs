@@ -32,7 +32,7 @@ pub struct AddRemove {
 impl AddRemove {
     pub fn new() -> Self {
         let mut world = AddRem::new();
-        let entities = world.step(|p| (0..N).map(|_| p.spawn((A(0.0),)).expect("room")).collect());
+        let entities = world.step(|p| p.spawn_batch((0..N).map(|_| (A(0.0),))).expect("room").collect());
         AddRemove { world, entities }
     }
 

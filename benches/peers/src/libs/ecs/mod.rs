@@ -25,8 +25,8 @@ pub fn make(w: Workload) -> Box<dyn Bench> {
 
 pub const NOTES: &str = "one `declare_context!` per workload, every component `contiguous`, \
 `entities: fixed(N)` (storage for exactly the entities, allocated once). simple_insert: a context with no \
-systems, `threads: 1`, created and filled by `spawn` of the four-component bundle inside one `step`, then \
-dropped, all timed. simple_iter / frag_iter: one system (`read: [Velocity], write: [Position]` / \
+systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-component bundles inside one \
+`step`, then dropped, all timed. simple_iter / frag_iter: one system (`read: [Velocity], write: [Position]` / \
 `write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
 measured 4-7% slower), `threads: auto`. add_remove: entity handles kept from spawning; one `step` with \
@@ -34,4 +34,4 @@ measured 4-7% slower), `threads: auto`. add_remove: entity handles kept from spa
 step's refresh matches the changed entities to it. schedule: systems `ab` (`write: [A, B]`, \
 `parallelism: split_evenly_per_core`: it has 40 000 entities), `cd` (`write: [C, D]`), `ce` \
 (`write: [C, E], after: [cd]`), `run_all` on `threads: auto` (no split measured ~8% slower, splitting all \
-three the same). The public API has no bulk spawn or reserve, so entities are spawned one by one.";
+three the same). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";

@@ -1,5 +1,5 @@
 //! `simple_insert`: a context of four components and no systems, created,
-//! filled by `spawn` in one step, and dropped, all inside the timed part.
+//! filled by `spawn_batch` in one step, and dropped, all inside the timed part.
 
 use crate::components::*;
 use crate::expect::{self, Check};
@@ -21,10 +21,8 @@ pub struct SimpleInsert;
 fn fill() -> Insert {
     let mut world = Insert::new();
     world.step(|p| {
-        for _ in 0..N {
-            p.spawn((transform(), position(), rotation(), velocity()))
-                .expect("the context has room for N entities");
-        }
+        p.spawn_batch((0..N).map(|_| (transform(), position(), rotation(), velocity())))
+            .expect("the context has room for N entities");
     });
     world
 }

@@ -1,0 +1,325 @@
+//! Creating entities with their components: bundles, `spawn` and
+//! `spawn_batch`.
+
+use crate::bitset::ComponentSet;
+use crate::decl::{Component, ContextDecl};
+use crate::entity::{Entity, EntityId};
+use crate::error::ContextFull;
+use crate::proxy::Defer;
+use crate::storage::Column;
+use core::iter::FusedIterator;
+use core::ops::Range;
+
+/// A set of components added together by [`Defer::spawn`] and
+/// [`Defer::spawn_batch`]: a tuple of one to twelve distinct components; a
+/// single component is written `(value,)`.
+///
+/// A tuple that names a component twice fails to compile when it is spawned
+/// (a constant evaluation error says so).
+pub trait Bundle<Cx: ContextDecl>: Sized {
+    /// Whether the bundle names each component once.
+    #[doc(hidden)]
+    const DISTINCT: bool;
+
+    /// The components of the bundle, as a bitset.
+    #[doc(hidden)]
+    fn components() -> Cx::Bits;
+
+    /// Stores every value of the bundle for `id`, without recording them in
+    /// the id's bitset (the caller does, once they are all stored).
+    #[doc(hidden)]
+    fn store(self, storages: &mut Cx::Storages, id: EntityId);
+
+    /// Stores the values of up to `ids.len()` bundles of `bundles` for the
+    /// fresh ids `ids`, in order, without recording them in bitsets; returns
+    /// how many bundles it stored (fewer when `bundles` ends early).
+    #[doc(hidden)]
+    fn store_fresh(storages: &mut Cx::Storages, ids: Range<usize>, bundles: impl Iterator<Item = Self>) -> usize;
+}
+
+/// The compile-time error of a bundle that names a component twice.
+const DUPLICATE: &str = "a bundle names the same component twice; give each component once";
+
+/// Whether no index appears twice.
+const fn distinct(indices: &[usize]) -> bool {
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i + 1;
+        while j < indices.len() {
+            if indices[i] == indices[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Values being stored for ids that are not entities yet: if dropped by a
+/// panic before [`disarm`](Self::disarm), removes every value of
+/// `components` that `ids` hold, so that the ids hold nothing when they are
+/// handed out later.
+struct Unstore<'a, Cx: ContextDecl> {
+    storages: &'a mut Cx::Storages,
+    components: Cx::Bits,
+    ids: Range<usize>,
+}
+
+impl<'a, Cx: ContextDecl> Unstore<'a, Cx> {
+    #[inline]
+    fn new(storages: &'a mut Cx::Storages, components: Cx::Bits, ids: Range<usize>) -> Self {
+        Self {
+            storages,
+            components,
+            ids,
+        }
+    }
+
+    /// The values are stored: keep them.
+    #[inline]
+    fn disarm(mut self) {
+        self.ids = 0..0;
+    }
+}
+
+impl<Cx: ContextDecl> Unstore<'_, Cx> {
+    #[cold]
+    #[inline(never)]
+    fn remove_all(&mut self) {
+        for id in self.ids.clone() {
+            let id = EntityId(id as u32);
+            self.components.for_each(|c| Cx::remove_component(self.storages, c, id));
+        }
+    }
+}
+
+impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
+    #[inline]
+    fn drop(&mut self) {
+        if !self.ids.is_empty() {
+            self.remove_all();
+        }
+    }
+}
+
+macro_rules! bundle {
+    ($($C:ident $i:tt),+) => {
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
+            const DISTINCT: bool = distinct(&[$($C::INDEX),+]);
+
+            #[inline]
+            fn components() -> Cx::Bits {
+                let mut bits = <Cx::Bits as Default>::default();
+                $(bits.insert($C::INDEX);)+
+                bits
+            }
+
+            #[inline]
+            fn store(self, storages: &mut Cx::Storages, id: EntityId) {
+                // Unguarded: only a storage's own `insert_new` could panic
+                // here (built-in ones only fail to allocate, which aborts);
+                // a value it left would be replaced or dropped later.
+                $($C::column_mut(storages).insert_new(id, self.$i);)+
+            }
+
+            #[inline]
+            fn store_fresh(
+                storages: &mut Cx::Storages,
+                ids: Range<usize>,
+                bundles: impl Iterator<Item = Self>,
+            ) -> usize {
+                // Each column that keeps values at fixed places gives a
+                // pointer to the slot of `ids.start`; the components are
+                // distinct (asserted at compile time), so no two pointers are
+                // to the same column.
+                const { assert!(Self::DISTINCT, "{}", DUPLICATE) };
+                let slots = ($($C::column_mut(storages).prepare_fill(ids.clone()),)+);
+                // A panic (of `bundles`, or of a storage) leaves no value
+                // stored by `insert_new` behind; values written through the
+                // slots but not yet recorded by `fill` are leaked.
+                let mut guard = Unstore::<Cx>::new(&mut *storages, Self::components(), ids.start..ids.start);
+                let mut stored = 0;
+                for bundle in bundles.take(ids.len()) {
+                    let id = ids.start + stored;
+                    guard.ids.end = id + 1;
+                    $(
+                        match slots.$i {
+                            // SAFETY: `prepare_fill(ids)` returned this pointer and
+                            // only other columns were touched since (distinct
+                            // components); `stored < ids.len()`, so the slot is
+                            // that of an id of `ids`.
+                            Some(first) => unsafe { first.add(stored).write(bundle.$i) },
+                            None => $C::column_mut(guard.storages).insert_new(EntityId(id as u32), bundle.$i),
+                        }
+                    )+
+                    stored += 1;
+                }
+                guard.disarm();
+                $(
+                    if slots.$i.is_some() {
+                        // SAFETY: the slots of the first `stored` ids of `ids`
+                        // were written through the pointer above, and this
+                        // column had no other `&mut` call since `prepare_fill`.
+                        unsafe { $C::column_mut(storages).fill(ids.start..ids.start + stored) };
+                    }
+                )+
+                stored
+            }
+        }
+    };
+}
+bundle!(A 0);
+bundle!(A 0, B 1);
+bundle!(A 0, B 1, C 2);
+bundle!(A 0, B 1, C 2, D 3);
+bundle!(A 0, B 1, C 2, D 3, E 4);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+bundle!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+impl<Cx: ContextDecl> Defer<'_, Cx> {
+    /// Creates an entity holding the components of `bundle`.
+    ///
+    /// # Errors
+    /// [`ContextFull`] when a fixed-size context holds its limit of entities
+    /// (alive or killed but not yet reclaimed); nothing changes and the
+    /// bundle is dropped.
+    #[inline]
+    pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        let cx = &mut *self.cx;
+        let storages = &mut cx.storages;
+        cx.entities
+            .create_with(&B::components(), |id| bundle.store(storages, id))
+            .ok_or_else(|| cx.full())
+    }
+
+    /// Creates one entity per bundle of `bundles`, all or none, and returns
+    /// their handles in the order of the bundles.
+    ///
+    /// The faster way to create many entities: room is checked once; the
+    /// new entities take ascending ids (the lowest free ones first, then a
+    /// run of fresh ones), so systems walk their components forwards; the
+    /// fresh run's values go straight into their slots (for storages that
+    /// keep values at fixed places, such as `contiguous`) and its entities
+    /// are recorded at once. The handles come as an iterator that owns them
+    /// (no allocation when no freed id is reused); drop it if they are not
+    /// needed.
+    ///
+    /// ```ignore
+    /// // (`ecs-core` cannot run `declare_context!`; tests/spawn.rs runs this.)
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         settings { entities: fixed(1000), threads: 1 }
+    ///         components { Position, Velocity: contiguous; }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let made: Vec<ecs::Entity> = world.step(|p| {
+    ///     p.spawn_batch((0..1000).map(|i| (Position(i as f32), Velocity(1.0))))
+    ///         .expect("room for 1000")
+    ///         .collect()
+    /// });
+    /// assert_eq!(world.len(), 1000);
+    /// // Full: the next batch creates nothing.
+    /// assert!(world.step(|p| p.spawn_batch([(Position(0.0),)]).is_err()));
+    /// assert_eq!(world.step(|p| *p.component::<Position>(made[7])), Position(7.0));
+    /// ```
+    ///
+    /// # Errors
+    /// [`ContextFull`] when the context has room for fewer entities than
+    /// `bundles` reports (`ExactSizeIterator::len`); nothing changes and the
+    /// bundles are dropped.
+    ///
+    /// # Panics
+    /// A panic of the iterator reaches the caller. The entities made from
+    /// freed ids before it stay; none of the fresh run is made, and the
+    /// values its bundles gave so far are dropped (those already written
+    /// into fixed slots are leaked instead).
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Result<Spawned, ContextFull>
+    where
+        B: Bundle<Cx>,
+        I: IntoIterator<Item = B>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        let bundles = bundles.into_iter();
+        let n = bundles.len();
+        let cx = &mut *self.cx;
+        if cx.entities.room() < n {
+            return Err(cx.full());
+        }
+        cx.entities.reserve(n);
+        let bits = B::components();
+        let mut bundles = bundles.take(n);
+        // Freed ids first, lowest first, one at a time. They are all below
+        // the fresh ones.
+        let mut reused = Vec::new();
+        while cx.entities.has_free() {
+            let Some(bundle) = bundles.next() else { break };
+            let storages = &mut cx.storages;
+            match cx.entities.create_with(&bits, |id| bundle.store(storages, id)) {
+                Some(e) => reused.push(e),
+                None => unreachable!("a free id was available"),
+            }
+        }
+        // Then fresh ids, in one run: values straight into their columns,
+        // then every entity recorded at once.
+        let start = cx.entities.id_bound();
+        // `len` is a safe promise: bound the run by the ids left, whatever
+        // the iterator does (it cannot exceed them if it keeps its promise).
+        let count = bundles.len().min(cx.entities.fresh_room());
+        let fresh = B::store_fresh(&mut cx.storages, start..start + count, bundles);
+        cx.entities.create_fresh(fresh, &bits);
+        Ok(Spawned {
+            reused: reused.into_iter(),
+            fresh: start as u32..(start + fresh) as u32,
+        })
+    }
+}
+
+/// The handles of the entities a [`Defer::spawn_batch`] created, in the order
+/// of their bundles: an iterator that owns them.
+///
+/// Ids that were freed and reused are kept in a list; fresh ids, which come
+/// last and all have generation 0, are kept as a range.
+#[derive(Clone, Debug, Default)]
+pub struct Spawned {
+    reused: std::vec::IntoIter<Entity>,
+    fresh: Range<u32>,
+}
+
+impl Iterator for Spawned {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        self.reused.next().or_else(|| {
+            self.fresh.next().map(|id| Entity {
+                id: EntityId(id),
+                generation: 0,
+            })
+        })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Spawned {
+    #[inline]
+    fn len(&self) -> usize {
+        self.reused.len() + self.fresh.len()
+    }
+}
+
+impl FusedIterator for Spawned {}
