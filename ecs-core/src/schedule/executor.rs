@@ -48,12 +48,29 @@ struct Graph<'a> {
 }
 
 impl<'a> Graph<'a> {
-    fn task<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize)
+    /// Runs system `i`, then the dependents it makes ready: the first on
+    /// this thread, the others as new tasks. Continuing a chain on the
+    /// thread that ran its previous system keeps the chain's components in
+    /// that core's cache (a spawned task is often stolen by an idle thread)
+    /// and saves a task per link.
+    fn task<'s>(&'s self, scope: &rayon::Scope<'s>, mut i: usize)
     where
         'a: 's,
     {
-        (self.run)(i);
-        self.counters
-            .finish(i, |d| scope.spawn(move |scope| self.task(scope, d)));
+        loop {
+            (self.run)(i);
+            let mut next = None;
+            self.counters.finish(i, |d| {
+                if next.is_none() {
+                    next = Some(d);
+                } else {
+                    scope.spawn(move |scope| self.task(scope, d));
+                }
+            });
+            match next {
+                Some(d) => i = d,
+                None => return,
+            }
+        }
     }
 }
