@@ -275,7 +275,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         reset: impl Fn(&mut S::Output) + Sync,
     ) {
         let slot = S::slot(&self.systems);
-        before(&mut slot.state.write());
+        // One lock of the state and one of the outputs for the whole run
+        // (each lock costs atomic operations, which a small system feels).
+        // Nothing waits on them meanwhile: only systems that depend on `S`
+        // read them, and those run after it.
+        let mut state = slot.state.write();
+        before(&mut state);
         let set = &slot.core.subscribers;
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
@@ -283,8 +288,8 @@ impl<Cx: ContextDecl> Context<Cx> {
             1
         };
         // Last run's outputs, one per subtask, so that `reset` may keep
-        // their memory; no other code reads them while the system runs.
-        let mut outputs = core::mem::take(&mut *slot.outputs.write());
+        // their memory.
+        let mut outputs = slot.outputs.write();
         outputs.truncate(subtasks);
         outputs.resize_with(subtasks, S::Output::default);
         // One subtask (the common case) keeps its pending changes on the
@@ -297,7 +302,6 @@ impl<Cx: ContextDecl> Context<Cx> {
             &mut many
         };
         {
-            let state = slot.state.read();
             let state: &S = &state;
             let run = |i: usize, output_slot: &mut S::Output, pending_slot: &mut Pending<Cx>| {
                 // The subtask works on its output and pending changes on its
@@ -345,8 +349,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 gathered.append(core::mem::take(p));
             }
         }
-        after(&mut slot.state.write(), &mut outputs);
-        *slot.outputs.write() = outputs;
+        after(&mut state, &mut outputs);
     }
 
     /// Deferred functions, kills, reclamation, matching; then event handlers.
