@@ -33,8 +33,13 @@ impl<'a> Counters<'a> {
     }
 
     /// The selected systems with no selected dependency: ready at once.
+    ///
+    /// Read from the declaration, not from the counters: the caller starts
+    /// roots while it iterates, and a started root may already have brought
+    /// a dependent's counter to zero, which must not make it a root too.
     pub(crate) fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.systems.len()).filter(|&i| self.selected[i] && self.pending[i].load(Ordering::Relaxed) == 0)
+        (0..self.systems.len())
+            .filter(|&i| self.selected[i] && !self.systems[i].dependencies.iter().any(|&d| self.selected[d]))
     }
 
     /// Records that system `i` finished; calls `ready` with each dependent
@@ -49,6 +54,45 @@ impl<'a> Counters<'a> {
                 ready(d);
             }
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    static CHAIN: [SystemInfo; 2] = [
+        SystemInfo {
+            name: "a",
+            type_name: "A",
+            dependencies: &[],
+            dependents: &[1],
+            ancestors: &[],
+        },
+        SystemInfo {
+            name: "b",
+            type_name: "B",
+            dependencies: &[0],
+            dependents: &[],
+            ancestors: &[0],
+        },
+    ];
+
+    #[test]
+    fn a_dependent_made_ready_is_not_a_root() {
+        let counters = Counters::new(&CHAIN, &[true, true]);
+        let mut ready = Vec::new();
+        counters.finish(0, |d| ready.push(d));
+        assert_eq!(ready, [1]);
+        // The executor iterates the roots while the first ones already run:
+        // `b` must not be started a second time from there.
+        assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn a_system_whose_dependencies_are_not_selected_is_a_root() {
+        let counters = Counters::new(&CHAIN, &[false, true]);
+        assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
     }
 }
 
