@@ -65,7 +65,6 @@ fn step(p: &mut Step<'_, Sim>, dt: f32) {
                         let cell = (data.get::<Pos>(id).unwrap().0 / 10.0).clamp(0.0, 9.0) as usize;
                         pairs += grid.cells[cell].iter().filter(|&&other| other > id).count();
                     }
-                    drop(grid);
                     *data.output() = pairs;
                 },
                 |n, outputs| n.pairs = outputs.iter().sum(),

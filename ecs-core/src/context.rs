@@ -133,22 +133,20 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// The state of system `S`.
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
-        // SAFETY: systems run only inside `Step::run_*`, which borrow the
-        // context mutably, so while `&self` lives no system runs and nothing
-        // holds the state's write lock.
-        unsafe { &*S::slot(&self.systems).state.data_ptr() }
+        // SAFETY: systems run only inside `run_selected`, which borrows the
+        // context mutably, so while `&self` lives no system runs.
+        unsafe { S::slot(&self.systems).cell.read().0 }
     }
 
     /// The state of system `S`, mutably.
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
-        S::slot_mut(&mut self.systems).state.get_mut()
+        S::slot_mut(&mut self.systems).cell.get_mut().0
     }
 
     /// The outputs of the last run of system `S`, one per subtask.
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
-        // SAFETY: as in `system`: no system runs while `&self` lives, so
-        // nothing holds the outputs' write lock.
-        unsafe { &*S::slot(&self.systems).outputs.data_ptr() }
+        // SAFETY: as in `system`: no system runs while `&self` lives.
+        unsafe { S::slot(&self.systems).cell.read().1 }
     }
 
     #[inline]
@@ -275,12 +273,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         reset: impl Fn(&mut S::Output) + Sync,
     ) {
         let slot = S::slot(&self.systems);
-        // One lock of the state and one of the outputs for the whole run
-        // (each lock costs atomic operations, which a small system feels).
-        // Nothing waits on them meanwhile: only systems that depend on `S`
-        // read them, and those run after it.
-        let mut state = slot.state.write();
-        before(&mut state);
+        // SAFETY: this is the run of `S`: `&self` here comes from
+        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
+        // runs `S` once and its descendants, the only systems that read its
+        // cell, after this returns (`SystemCell`'s documentation).
+        let (state, outputs) = unsafe { slot.cell.run() };
+        before(state);
         let set = &slot.core.subscribers;
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
@@ -289,7 +287,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         };
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
-        let mut outputs = slot.outputs.write();
         outputs.truncate(subtasks);
         outputs.resize_with(subtasks, S::Output::default);
         // One subtask (the common case) keeps its pending changes on the
@@ -302,7 +299,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             &mut many
         };
         {
-            let state: &S = &state;
+            let state: &S = state;
             let run = |i: usize, output_slot: &mut S::Output, pending_slot: &mut Pending<Cx>| {
                 // The subtask works on its output and pending changes on its
                 // own stack and puts them back at the end: those of a
@@ -349,7 +346,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 gathered.append(core::mem::take(p));
             }
         }
-        after(&mut state, &mut outputs);
+        after(state, outputs);
     }
 
     /// Deferred functions, kills, reclamation, matching; then event handlers.

@@ -30,6 +30,7 @@ mod schedule;
 mod sparse_set;
 pub mod storage;
 mod system;
+mod system_cell;
 
 #[doc(hidden)]
 pub mod __private;

@@ -4,7 +4,8 @@ use crate::decl::{ContextDecl, SystemOf};
 use crate::entity::EntityId;
 use crate::proxy::{Data, Defer};
 use crate::sparse_set::SparseSet;
-use parking_lot::{Mutex, RwLock};
+use crate::system_cell::SystemCell;
+use parking_lot::Mutex;
 
 /// The code of a system, run with arguments `A` (`()` by default).
 ///
@@ -97,13 +98,12 @@ pub struct SlotCore<Cx: ContextDecl> {
 
 /// Everything a context keeps for one system.
 ///
-/// The locks are never contended: the scheduler runs a system only after its
-/// dependencies, and only its descendants read its state and outputs, so a
-/// lock is a cheap, safe way to share them between worker threads.
+/// The state and outputs sit in a [`SystemCell`], without a lock: the
+/// scheduler runs a system only after its dependencies, and only its
+/// descendants read its state and outputs, so accesses never overlap.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
     pub(crate) core: SlotCore<Cx>,
-    pub(crate) state: RwLock<S>,
-    pub(crate) outputs: RwLock<Vec<S::Output>>,
+    pub(crate) cell: SystemCell<S, S::Output>,
 }
 
 impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
@@ -114,8 +114,7 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
                 subscribers: SparseSet::new(),
                 pending: Mutex::new(Pending::default()),
             },
-            state: RwLock::new(state),
-            outputs: RwLock::new(Vec::new()),
+            cell: SystemCell::new(state),
         }
     }
 

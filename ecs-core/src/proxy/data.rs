@@ -10,7 +10,6 @@ use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::system::Pending;
 use core::ops::{Deref, DerefMut, Range};
-use parking_lot::{MappedRwLockReadGuard, RwLockReadGuard};
 
 /// What a subtask of system `S` may do besides iterating its own entities:
 /// read-only access to any entity, its output, kills, deferred operations, and
@@ -302,19 +301,26 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     }
 
     /// The state of system `T`, an ancestor of this one.
-    pub fn system<T: SystemOf<Cx>>(&self) -> MappedRwLockReadGuard<'a, T>
+    pub fn system<T: SystemOf<Cx>>(&self) -> &'a T
     where
         S: DependsOn<Cx, T>,
     {
-        RwLockReadGuard::map(T::slot(self.cx.systems()).state.read(), |s| s)
+        // SAFETY: `T` is an ancestor of `S` (`DependsOn`'s contract), so the
+        // scheduler finished `T`'s run before starting this one and starts it
+        // again only in a later `run_selected`. The reference cannot reach
+        // it: `process` is generic over `'a` and every place it could store
+        // a reference outliving the call (state, outputs, deferred functions)
+        // is `'static` (`SystemCell`'s documentation).
+        unsafe { T::slot(self.cx.systems()).cell.read().0 }
     }
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
     /// one per subtask.
-    pub fn outputs<T: SystemOf<Cx>>(&self) -> MappedRwLockReadGuard<'a, [T::Output]>
+    pub fn outputs<T: SystemOf<Cx>>(&self) -> &'a [T::Output]
     where
         S: DependsOn<Cx, T>,
     {
-        RwLockReadGuard::map(T::slot(self.cx.systems()).outputs.read(), |o| o.as_slice())
+        // SAFETY: as in `system`: `T`'s run finished before this one began.
+        unsafe { T::slot(self.cx.systems()).cell.read().1 }
     }
 }

@@ -1,0 +1,81 @@
+//! A system's state and the outputs of its last run, shared with worker
+//! threads without a lock.
+//!
+//! A lock here would never be contended, yet it cost four atomic
+//! read-modify-writes per system run (lock and unlock of the state and of
+//! the outputs): about 25 ns, a quarter of the step of a small system. The
+//! scheduler's order already keeps every access apart, so the cell relies on
+//! it instead; its two `unsafe` accessors state what their callers promise.
+
+use core::cell::UnsafeCell;
+
+/// The state `S` of one system and its outputs `O`, one per subtask.
+///
+/// Who touches the cell, and when:
+/// - `Context::run_system_with::<S>` alone borrows it mutably
+///   ([`run`](Self::run)), for the length of one run. A run happens only
+///   inside `Context::run_selected`, which holds the context borrowed
+///   mutably, and its scheduler starts each system at most once, so two runs
+///   of the same system never overlap.
+/// - Systems that read it while systems run ([`read`](Self::read), through
+///   `Data::system` and `Data::outputs`) are descendants of `S`
+///   (`DependsOn`'s contract): the scheduler starts them only after `S`'s
+///   run has returned, ordered by the acquire-release decrements of its
+///   counters (or by program order on one thread).
+/// - Outside a run, `&Context` gives shared access and `&mut Context`
+///   exclusive access ([`get_mut`](Self::get_mut)), as the borrow checker
+///   sees them.
+pub struct SystemCell<S, O> {
+    inner: UnsafeCell<(S, Vec<O>)>,
+}
+
+// SAFETY: shared across threads, the cell hands out `&mut S` / `&mut O` to
+// one thread at a time (`run`'s contract), which needs `Send`, and `&S` /
+// `&O` to several at once (`read`'s), which needs `Sync`.
+unsafe impl<S: Send + Sync, O: Send + Sync> Sync for SystemCell<S, O> {}
+
+impl<S, O> SystemCell<S, O> {
+    /// A cell holding `state` and no outputs.
+    pub(crate) fn new(state: S) -> Self {
+        Self {
+            inner: UnsafeCell::new((state, Vec::new())),
+        }
+    }
+
+    /// The state and outputs, through exclusive access to the cell.
+    #[inline]
+    pub(crate) fn get_mut(&mut self) -> (&mut S, &mut Vec<O>) {
+        let (state, outputs) = self.inner.get_mut();
+        (state, outputs)
+    }
+
+    /// The state and outputs, mutably, for the run of the cell's system.
+    ///
+    /// # Safety
+    /// While the returned references live, no other reference into the cell
+    /// exists or is made: the caller is the system's run, which the
+    /// scheduler never overlaps with another run of the same system or with
+    /// a descendant's run (see the type's documentation).
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>) {
+        // SAFETY: the caller promises exclusive access for the references'
+        // lifetime.
+        let (state, outputs) = unsafe { &mut *self.inner.get() };
+        (state, outputs)
+    }
+
+    /// The state and outputs, shared.
+    ///
+    /// # Safety
+    /// No reference from [`run`](Self::run) is alive, or made, while the
+    /// returned references live: the caller is not inside a run of the
+    /// cell's system, and that system cannot start until the caller is done
+    /// (the caller holds the context borrowed, or is a descendant system).
+    #[inline]
+    pub(crate) unsafe fn read(&self) -> (&S, &[O]) {
+        // SAFETY: the caller promises that no mutable reference exists.
+        let (state, outputs) = unsafe { &*self.inner.get() };
+        (state, outputs)
+    }
+}
