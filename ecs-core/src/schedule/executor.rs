@@ -2,10 +2,11 @@
 //!
 //! Each system to run holds a count of its unfinished dependencies. Systems
 //! with none start at once; finishing a system decrements its dependents'
-//! counts and starts those that reach zero. The caller waits for the whole
-//! graph inside a rayon scope, and a thread that waits in a scope (or in a
-//! system waiting for its own subtasks) runs pending work meanwhile, so no
-//! pool size can deadlock — unlike ECST's blocking waits.
+//! counts and starts those that reach zero. The systems run on the pool's
+//! workers, and a worker that waits for a system's subtasks runs pending
+//! work meanwhile, so no pool size can deadlock — unlike ECST's blocking
+//! waits. The caller, which is not a worker, spins briefly and then waits
+//! at the end of a rayon scope that holds the whole graph.
 
 use super::counters::Counters;
 use crate::decl::ContextDecl;
