@@ -356,15 +356,23 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Every deferred function first (system, subtask, call order), then
         // the kills systems recorded: a deferred function still sees the
         // entities its system's step killed.
+        // (Most steps leave nothing: the checks keep such a refresh to a
+        // few loads per system.)
         for i in 0..Cx::SYSTEMS.len() {
-            let deferred = core::mem::take(&mut Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred);
-            for f in deferred {
+            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
+            if pending.deferred.is_empty() {
+                continue;
+            }
+            for f in core::mem::take(&mut pending.deferred) {
                 f(&mut Defer { cx: self });
             }
         }
         for i in 0..Cx::SYSTEMS.len() {
-            let kills = core::mem::take(&mut Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().kills);
-            for id in kills {
+            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
+            if pending.kills.is_empty() {
+                continue;
+            }
+            for id in core::mem::take(&mut pending.kills) {
                 self.entities.kill_id(id);
             }
         }

@@ -139,10 +139,14 @@ impl SparseSet {
     /// `copy_within` each, and only the moved ids' positions are rewritten,
     /// so a refresh that removed `k` members costs `O(k log k)` plus one
     /// cheap pass over the members after the first hole.
+    #[inline]
     pub(crate) fn compact(&mut self) {
-        if self.holes.is_empty() {
-            return;
+        if !self.holes.is_empty() {
+            self.close_holes();
         }
+    }
+
+    fn close_holes(&mut self) {
         if self.holes.len() == self.dense.len() {
             // Every member left (their positions are already cleared).
             self.dense.clear();
