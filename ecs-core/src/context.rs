@@ -289,64 +289,68 @@ impl<Cx: ContextDecl> Context<Cx> {
         // their memory.
         outputs.truncate(subtasks);
         outputs.resize_with(subtasks, S::Output::default);
-        // One subtask (the common case) keeps its pending changes on the
-        // stack: a run allocates nothing once the outputs have grown.
-        let (mut one, mut many) = (Pending::default(), Vec::new());
-        let pending: &mut [Pending<Cx>] = if subtasks == 1 {
-            core::slice::from_mut(&mut one)
-        } else {
-            many.resize_with(subtasks, Pending::default);
-            &mut many
+        let shared: &S = state;
+        let subtask = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
+            reset(output);
+            // SAFETY: `set` holds the system's subscribers, distinct (a
+            // sparse set) and matched before any system ran (`run_selected`),
+            // so each holds the system's signature; nothing changes
+            // components while systems run (that needs `&mut self`).
+            // Subtask `i` of `subtasks` gets its own disjoint range. The
+            // scheduler runs only systems the declaration proves compatible
+            // at the same time (`ContextDecl`'s contract).
+            let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
+            process(shared, &mut data);
         };
-        {
-            let state: &S = state;
+        if subtasks == 1 || self.pool.is_none() {
+            // In place, on this thread, with pending changes on the stack:
+            // a run allocates nothing once the outputs have grown.
+            let mut pending = Pending::default();
+            for (i, output) in outputs.iter_mut().enumerate() {
+                subtask(i, output, &mut pending);
+            }
+            self.gather::<S>(core::slice::from_mut(&mut pending));
+        } else {
+            let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
+            // Each subtask works on its output and pending changes on its
+            // own stack and puts them back at the end: those of a system's
+            // subtasks sit side by side, so pushing to them in place would
+            // make the threads fight over the cache lines that hold their
+            // lengths (false sharing: it made `render` and
+            // `spatial_partition` of the particle simulation 2-3x slower on
+            // two threads).
             let run = |i: usize, output_slot: &mut S::Output, pending_slot: &mut Pending<Cx>| {
-                // The subtask works on its output and pending changes on its
-                // own stack and puts them back at the end: those of a
-                // system's subtasks sit side by side, so pushing to them in
-                // place would make the threads fight over the cache lines
-                // that hold their lengths (false sharing: it made `render`
-                // and `spatial_partition` of the particle simulation 2-3x
-                // slower on two threads).
                 let mut output = core::mem::take(output_slot);
                 let mut pending = core::mem::take(pending_slot);
-                let (output, pending) = (&mut output, &mut pending);
-                reset(output);
-                // SAFETY: `set` holds the system's subscribers, distinct (a
-                // sparse set) and matched before any system ran (`run_selected`),
-                // so each holds the system's signature; nothing changes
-                // components while systems run (that needs `&mut self`).
-                // Subtask `i` of `subtasks` gets its own disjoint range. The
-                // scheduler runs only systems the declaration proves
-                // compatible at the same time (`ContextDecl`'s contract).
-                let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
-                process(state, &mut data);
-                *output_slot = core::mem::take(output);
-                *pending_slot = core::mem::take(pending);
+                subtask(i, &mut output, &mut pending);
+                *output_slot = output;
+                *pending_slot = pending;
             };
+            let run = &run;
             let mut work = outputs.iter_mut().zip(pending.iter_mut()).enumerate();
-            if subtasks == 1 || self.pool.is_none() {
-                work.for_each(|(i, (o, p))| run(i, o, p));
-            } else {
-                let run = &run;
-                let first = work.next();
-                rayon::scope(|scope| {
-                    for (i, (o, p)) in work {
-                        scope.spawn(move |_| run(i, o, p));
-                    }
-                    if let Some((i, (o, p))) = first {
-                        run(i, o, p);
-                    }
-                });
-            }
+            let first = work.next();
+            rayon::scope(|scope| {
+                for (i, (o, p)) in work {
+                    scope.spawn(move |_| run(i, o, p));
+                }
+                if let Some((i, (o, p))) = first {
+                    run(i, o, p);
+                }
+            });
+            self.gather::<S>(&mut pending);
         }
+        after(state, outputs);
+    }
+
+    /// Hands the kills and deferred functions a run of `S` recorded to its
+    /// slot, for the next refresh, in subtask order.
+    fn gather<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
         if pending.iter().any(|p| !p.deferred.is_empty() || !p.kills.is_empty()) {
-            let mut gathered = slot.core.pending.lock();
+            let mut gathered = S::slot(&self.systems).core.pending.lock();
             for p in pending {
                 gathered.append(core::mem::take(p));
             }
         }
-        after(state, outputs);
     }
 
     /// Deferred functions, kills, reclamation, matching; then event handlers.
