@@ -105,3 +105,47 @@ fn systems_without_code_do_not_run() {
     assert_eq!(sim.system::<Grid>().cleared, 1);
     sim.step(|p| assert_eq!(p.get::<Pos>(e), Some(&Pos(0.0)), "movement had no code: it did not run"));
 }
+
+#[test]
+fn a_system_without_code_still_orders_the_systems_around_it() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::sync::Mutex;
+    // `movement` writes Pos and `neighbours` reads it; the declaration orders
+    // them through `grid`. Without code for `grid`, `neighbours` must still
+    // start after `movement` has ended, or the two would race on Pos.
+    let mut sim = Sim::new();
+    sim.step(|p| {
+        for i in 0..64 {
+            p.spawn((Pos(i as f32), Vel(1.0))).unwrap();
+        }
+    });
+    let tick = AtomicUsize::new(0);
+    let movement_ends = Mutex::new(Vec::new());
+    let neighbours_starts = Mutex::new(Vec::new());
+    for _ in 0..50 {
+        sim.step(|p| {
+            p.run_adapted(
+                &Adapters::new()
+                    .system::<Move>(|_, data| {
+                        // Long enough that a wrongly started `neighbours`
+                        // would begin before this ends.
+                        let until = std::time::Instant::now() + std::time::Duration::from_micros(300);
+                        while std::time::Instant::now() < until {
+                            std::hint::spin_loop();
+                        }
+                        data.for_each::<(&mut Pos, &Vel)>(|(p, v)| p.0 += v.0);
+                        movement_ends.lock().unwrap().push(tick.fetch_add(1, SeqCst));
+                    })
+                    .system::<Neighbours>(|_, data| {
+                        neighbours_starts.lock().unwrap().push(tick.fetch_add(1, SeqCst));
+                        data.for_each::<&Pos>(|p| {
+                            std::hint::black_box(p);
+                        });
+                    }),
+            )
+        });
+        let last_end = movement_ends.lock().unwrap().drain(..).max().unwrap();
+        let first_start = neighbours_starts.lock().unwrap().drain(..).min().unwrap();
+        assert!(first_start > last_end, "neighbours started before movement ended");
+    }
+}

@@ -128,9 +128,11 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
             .run_selected(&selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
     }
 
-    /// Runs the systems that `adapters` gives code for, each after those of
-    /// its dependencies that run too, with that code instead of their
-    /// [`System`](crate::System) implementations: ECST's execution adapters.
+    /// Runs the systems that `adapters` gives code for, with that code
+    /// instead of their [`System`](crate::System) implementations: ECST's
+    /// execution adapters. Each runs after every system it depends on,
+    /// directly or through systems given no code, that runs too: skipping
+    /// `b` of a chain `a -> b -> c` still runs `c` after `a`.
     ///
     /// # Panics
     /// As [`run_all`](Self::run_all).

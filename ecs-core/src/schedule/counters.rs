@@ -13,48 +13,95 @@ use loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::decl::SystemInfo;
 
 /// Unfinished dependency counts of the selected systems.
+///
+/// A selected system waits for its selected direct dependencies when the
+/// selection is *closed*: no unselected system lies on a dependency path
+/// between two selected ones (every selection of `run_all` and `run_from`).
+/// Otherwise (adapters that give code to `a` and `c` of a chain `a -> b ->
+/// c` but not to `b`) it waits for every selected *ancestor*: the
+/// declaration orders conflicting systems by a path, and a skipped system
+/// on that path must not let its two ends overlap.
 pub(crate) struct Counters<'a> {
     systems: &'a [SystemInfo],
     selected: &'a [bool],
+    transitive: bool,
     pending: Vec<AtomicUsize>,
 }
 
 impl<'a> Counters<'a> {
     pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool]) -> Self {
-        let pending = systems
-            .iter()
-            .map(|s| AtomicUsize::new(s.dependencies.iter().filter(|&&d| selected[d]).count()))
-            .collect();
-        Self {
+        let transitive = !closed(systems, selected);
+        let mut counters = Self {
             systems,
             selected,
-            pending,
-        }
+            transitive,
+            pending: Vec::new(),
+        };
+        counters.pending = (0..systems.len())
+            .map(|i| AtomicUsize::new(counters.waits_on(i).filter(|&d| selected[d]).count()))
+            .collect();
+        counters
     }
 
-    /// The selected systems with no selected dependency: ready at once.
+    /// The systems `i` waits for if they run: its direct dependencies, or
+    /// every ancestor when the selection is not closed.
+    fn waits_on(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let info = &self.systems[i];
+        let list = if self.transitive {
+            info.ancestors
+        } else {
+            info.dependencies
+        };
+        list.iter().copied()
+    }
+
+    /// The selected systems that wait for nothing selected: ready at once.
     ///
     /// Read from the declaration, not from the counters: the caller starts
     /// roots while it iterates, and a started root may already have brought
     /// a dependent's counter to zero, which must not make it a root too.
     pub(crate) fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.systems.len())
-            .filter(|&i| self.selected[i] && !self.systems[i].dependencies.iter().any(|&d| self.selected[d]))
+        (0..self.systems.len()).filter(|&i| self.selected[i] && !self.waits_on(i).any(|d| self.selected[d]))
     }
 
-    /// Records that system `i` finished; calls `ready` with each dependent
-    /// for which `i` was the last unfinished dependency.
+    /// Records that system `i` finished; calls `ready` with each waiting
+    /// system for which `i` was the last unfinished one it waited for.
     pub(crate) fn finish(&self, i: usize, mut ready: impl FnMut(usize)) {
-        for &d in self.systems[i].dependents {
-            // AcqRel: the release publishes what `i` wrote; the acquire of
-            // the last decrement sees every earlier dependency's release
-            // (they form one release sequence on this counter), so the
-            // dependent starts after all of them in happens-before order.
-            if self.selected[d] && self.pending[d].fetch_sub(1, Ordering::AcqRel) == 1 {
-                ready(d);
+        if self.transitive {
+            for (d, info) in self.systems.iter().enumerate() {
+                if info.ancestors.binary_search(&i).is_ok() {
+                    self.decrement(d, &mut ready);
+                }
+            }
+        } else {
+            for &d in self.systems[i].dependents {
+                self.decrement(d, &mut ready);
             }
         }
     }
+
+    fn decrement(&self, d: usize, ready: &mut impl FnMut(usize)) {
+        // AcqRel: the release publishes what the finished system wrote; the
+        // acquire of the last decrement sees every earlier one's release
+        // (they form one release sequence on this counter), so `d` starts
+        // after all the systems it waits for in happens-before order.
+        if self.selected[d] && self.pending[d].fetch_sub(1, Ordering::AcqRel) == 1 {
+            ready(d);
+        }
+    }
+}
+
+/// Whether no unselected system lies on a dependency path between two
+/// selected ones: then waiting for direct dependencies orders every pair
+/// the declaration orders.
+fn closed(systems: &[SystemInfo], selected: &[bool]) -> bool {
+    systems.iter().enumerate().all(|(i, info)| {
+        !selected[i]
+            || info
+                .dependencies
+                .iter()
+                .all(|&m| selected[m] || !systems[m].ancestors.iter().any(|&a| selected[a]))
+    })
 }
 
 #[cfg(all(test, not(loom)))]
@@ -93,6 +140,48 @@ mod tests {
     fn a_system_whose_dependencies_are_not_selected_is_a_root() {
         let counters = Counters::new(&CHAIN, &[false, true]);
         assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
+    }
+
+    static CHAIN3: [SystemInfo; 3] = [
+        SystemInfo {
+            name: "a",
+            type_name: "A",
+            dependencies: &[],
+            dependents: &[1],
+            ancestors: &[],
+        },
+        SystemInfo {
+            name: "b",
+            type_name: "B",
+            dependencies: &[0],
+            dependents: &[2],
+            ancestors: &[0],
+        },
+        SystemInfo {
+            name: "c",
+            type_name: "C",
+            dependencies: &[1],
+            dependents: &[],
+            ancestors: &[0, 1],
+        },
+    ];
+
+    #[test]
+    fn a_skipped_system_still_orders_its_neighbours() {
+        // `a` and `c` run, `b` between them does not: `c` waits for `a`.
+        let counters = Counters::new(&CHAIN3, &[true, false, true]);
+        assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
+        let mut ready = Vec::new();
+        counters.finish(0, |d| ready.push(d));
+        assert_eq!(ready, [2]);
+    }
+
+    #[test]
+    fn closed_selections_wait_for_direct_dependencies_only() {
+        assert!(closed(&CHAIN3, &[true, true, true]));
+        assert!(closed(&CHAIN3, &[false, true, true]), "run_from(b)");
+        assert!(closed(&CHAIN3, &[false, false, true]));
+        assert!(!closed(&CHAIN3, &[true, false, true]));
     }
 }
 
