@@ -48,7 +48,7 @@ macro_rules! miri_context {
                         T: tag;
                     }
                     systems {
-                        integrate: Integrate { read: [V], write: [P], parallelism: split_every(2) }
+                        integrate: Integrate { read: [V], write: [P], output: u32, parallelism: split_every(2) }
                         reader: Reader { read: [V, H], output: u32, parallelism: split_every(1) }
                         grouper: Grouper { read: [G1], write: [G2, S], parallelism: split_every(2) }
                         solver: Solver { read: [T], write: [P], after: [integrate] }
@@ -59,7 +59,12 @@ macro_rules! miri_context {
 
             impl System<Ctx> for Integrate {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
-                    data.for_each::<(&mut P, &V)>(|(p, v)| p.0 += v.0);
+                    let mut moved = 0;
+                    data.for_each::<(&mut P, &V)>(|(p, v)| {
+                        p.0 += v.0;
+                        moved += 1;
+                    });
+                    *data.output() = moved;
                 }
             }
             impl System<Ctx> for Reader {
@@ -83,6 +88,11 @@ macro_rules! miri_context {
             }
             impl System<Ctx> for Solver {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    // An ancestor's outputs, written by its subtasks on other
+                    // threads: the scheduler's order is what makes this read
+                    // race-free, which Miri checks.
+                    let moved: u32 = data.outputs::<Integrate>().iter().sum();
+                    std::hint::black_box(moved);
                     let ids: Vec<EntityId> = data.entities().to_vec();
                     for pair in ids.windows(2) {
                         let a = *data.read::<P>(pair[0]).unwrap();
@@ -131,6 +141,7 @@ macro_rules! miri_context {
                 }
                 ctx.step(|p| {
                     assert!(p.outputs::<Reader>().iter().sum::<u32>() > 0);
+                    assert!(p.outputs::<Integrate>().iter().sum::<u32>() >= 6, "every first entity moved");
                     assert_eq!(p.remove::<G1>(es[1]), Some(G1(1)));
                     assert_eq!(p.get::<G2>(es[1]).map(|g| *g.0), Some(1 + 3));
                     p.kill(es[5]);
