@@ -22,7 +22,10 @@ pub struct G2(pub Box<u32>);
 pub struct T;
 
 #[derive(Default)]
-pub struct Integrate;
+pub struct Integrate {
+    /// Counted in `after`, on whichever worker ran the last subtask.
+    pub runs: u32,
+}
 #[derive(Default)]
 pub struct Reader;
 #[derive(Default)]
@@ -66,6 +69,10 @@ macro_rules! miri_context {
                     });
                     *data.output() = moved;
                 }
+
+                fn after(&mut self, _: &mut [u32], _: &()) {
+                    self.runs += 1;
+                }
             }
             impl System<Ctx> for Reader {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
@@ -93,6 +100,7 @@ macro_rules! miri_context {
                     // race-free, which Miri checks.
                     let moved: u32 = data.outputs::<Integrate>().iter().sum();
                     std::hint::black_box(moved);
+                    assert!(data.system::<Integrate>().runs > 0, "integrate ran first");
                     let ids: Vec<EntityId> = data.entities().to_vec();
                     for pair in ids.windows(2) {
                         let a = *data.read::<P>(pair[0]).unwrap();
