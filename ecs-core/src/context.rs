@@ -7,6 +7,7 @@ use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
 use crate::proxy::{Data, Defer, Step};
 use crate::storage::Column;
+use crate::subscriptions::Subscriptions;
 use crate::system::{Pending, System};
 
 /// The runtime of a context declared with `declare_context!`.
@@ -29,6 +30,7 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,
     pub(crate) systems: Cx::Systems,
+    subscriptions: Subscriptions,
     pool: Option<rayon::ThreadPool>,
     threads: usize,
 }
@@ -65,6 +67,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             entities: Entities::new(settings.entities),
             storages: Cx::new_storages(settings.entities),
             systems: Cx::new_systems(states),
+            subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
             pool,
             threads,
         }
@@ -128,7 +131,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// The entities system `S` processes, as matched by the last refresh.
     pub fn subscribers<S: SystemOf<Cx>>(&self) -> &[EntityId] {
-        S::slot(&self.systems).core.subscribers.as_slice()
+        self.subscriptions.of::<Cx>(&self.systems, S::INDEX).as_slice()
     }
 
     /// The state of system `S`.
@@ -209,28 +212,25 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
-        let systems = &mut self.systems;
+        let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
         self.entities.drain_dirty(|handle, life, bits| {
-            for (i, sig) in Cx::SIGNATURES.iter().enumerate() {
-                let want = life != Life::Free && bits.contains_all(sig);
-                let subs = &mut Cx::slot_core_mut(systems, i).subscribers;
-                if want {
-                    if subs.insert(handle.id) && collect {
-                        events.push(Event::Subscribe(i, handle));
-                    }
-                } else if subs.remove_later(handle.id) && collect {
-                    events.push(Event::Unsubscribe(i, handle));
+            let want = |i: usize| life != Life::Free && bits.contains_all(&Cx::SIGNATURES[i]);
+            subscriptions.update::<Cx>(systems, handle.id, want, |i, subscribed| {
+                if collect {
+                    events.push(if subscribed {
+                        Event::Subscribe(i, handle)
+                    } else {
+                        Event::Unsubscribe(i, handle)
+                    });
                 }
-            }
+            });
         });
     }
 
     /// Closes the holes removals left in the systems' subscriber sets,
     /// keeping their order.
     fn compact_subscribers(&mut self) {
-        for i in 0..Cx::SYSTEMS.len() {
-            Cx::slot_core_mut(&mut self.systems, i).subscribers.compact();
-        }
+        self.subscriptions.compact::<Cx>(&mut self.systems);
     }
 
     /// Runs the selected systems after matching pending entities, calling
@@ -279,7 +279,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // cell, after this returns (`SystemCell`'s documentation).
         let (state, outputs) = unsafe { slot.cell.run() };
         before(state);
-        let set = &slot.core.subscribers;
+        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
         } else {
@@ -292,9 +292,10 @@ impl<Cx: ContextDecl> Context<Cx> {
         let shared: &S = state;
         let subtask = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
             reset(output);
-            // SAFETY: `set` holds the system's subscribers, distinct (a
-            // sparse set) and matched before any system ran (`run_selected`),
-            // so each holds the system's signature; nothing changes
+            // SAFETY: `set` holds the system's subscribers (the set it
+            // shares with systems matching the same ids: `Subscriptions`'
+            // invariant), distinct (a sparse set) and matched before any
+            // system ran (`run_selected`), so each holds the system's signature; nothing changes
             // components while systems run (that needs `&mut self`).
             // Subtask `i` of `subtasks` gets its own disjoint range. The
             // scheduler runs only systems the declaration proves compatible
@@ -388,11 +389,11 @@ impl<Cx: ContextDecl> Context<Cx> {
                     id,
                     generation: self.entities.generation(raw),
                 };
-                for i in 0..Cx::SYSTEMS.len() {
-                    if Cx::slot_core_mut(&mut self.systems, i).subscribers.remove_later(id) && collect {
+                self.subscriptions.remove::<Cx>(&mut self.systems, id, |i| {
+                    if collect {
                         fired.push(Event::Unsubscribe(i, handle));
                     }
-                }
+                });
                 let bits = self.entities.clear_bits(id);
                 bits.for_each(|c| Cx::remove_component(&mut self.storages, c, id));
                 self.entities.free_id(raw);

@@ -29,6 +29,7 @@ mod query;
 mod schedule;
 mod sparse_set;
 pub mod storage;
+mod subscriptions;
 mod system;
 mod system_cell;
 

@@ -89,8 +89,10 @@ impl<Cx: ContextDecl> Pending<Cx> {
 
 /// The part of a system's slot that does not depend on its type.
 ///
-/// `subscribers` changes only during refresh (`&mut` context); `pending` is
-/// filled by the system's own run and emptied by refresh.
+/// `subscribers` changes only during refresh (`&mut` context), and is the
+/// system's own set only once its entities differ from those of the system
+/// whose set it shared (`Subscriptions`); `pending` is filled by the
+/// system's own run and emptied by refresh.
 pub struct SlotCore<Cx: ContextDecl> {
     pub(crate) subscribers: SparseSet,
     pub(crate) pending: Mutex<Pending<Cx>>,

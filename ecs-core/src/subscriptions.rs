@@ -1,0 +1,152 @@
+//! Which entities each system processes, with one set for systems that
+//! process the same ones.
+//!
+//! Systems often subscribe to the same entities (every particle of the
+//! particle simulation holds every component, so its nine systems match the
+//! same ids). Keeping a set per system then repeats every insertion, every
+//! removal and every ordered compaction nine times. Systems start out sharing
+//! the first system's set (all empty, hence equal) and a system gets a set of
+//! its own, copied from the shared one, the first time an entity is matched
+//! differently for it.
+
+use crate::decl::ContextDecl;
+use crate::entity::EntityId;
+use crate::sparse_set::SparseSet;
+
+/// The owner of each system's subscriber set.
+///
+/// Invariant: `owner[owner[i]] == owner[i]` for every system `i`, and the
+/// set in the slot of `owner[i]` holds exactly the ids system `i` subscribes
+/// to. Only owners' sets are read or changed; a system that is not an owner
+/// keeps an empty, unused set in its slot.
+pub(crate) struct Subscriptions {
+    owner: Vec<usize>,
+    /// Whether some system uses another's set (otherwise every update takes
+    /// the plain path: one set per system, nothing to compare).
+    shared: bool,
+    /// Scratch for one entity: whether each system wants it.
+    wants: Vec<bool>,
+    /// Scratch for one entity: whether each owner's set changed.
+    changed: Vec<bool>,
+}
+
+impl Subscriptions {
+    /// Every system sharing system 0's (empty) set.
+    pub(crate) fn new(systems: usize) -> Self {
+        Self {
+            owner: vec![0; systems],
+            shared: systems > 1,
+            wants: vec![false; systems],
+            changed: vec![false; systems],
+        }
+    }
+
+    /// The set of the entities system `i` processes.
+    #[inline]
+    pub(crate) fn of<'s, Cx: ContextDecl>(&self, systems: &'s Cx::Systems, i: usize) -> &'s SparseSet {
+        &Cx::slot_core(systems, self.owner[i]).subscribers
+    }
+
+    /// Matches one entity: `want(i)` is whether system `i` processes it from
+    /// now on. Calls `changed(i, subscribed)` for each system whose
+    /// membership changed, in system order.
+    #[inline]
+    pub(crate) fn update<Cx: ContextDecl>(
+        &mut self,
+        systems: &mut Cx::Systems,
+        id: EntityId,
+        want: impl Fn(usize) -> bool,
+        mut changed: impl FnMut(usize, bool),
+    ) {
+        // The count is a constant of the declaration, so the compiler unrolls
+        // this loop (and removes it for a context without systems).
+        if !self.shared {
+            for i in 0..Cx::SYSTEMS.len() {
+                let w = want(i);
+                let set = &mut Cx::slot_core_mut(systems, i).subscribers;
+                if if w { set.insert(id) } else { set.remove_later(id) } {
+                    changed(i, w);
+                }
+            }
+            return;
+        }
+        self.update_shared::<Cx>(systems, id, want, changed);
+    }
+
+    fn update_shared<Cx: ContextDecl>(
+        &mut self,
+        systems: &mut Cx::Systems,
+        id: EntityId,
+        want: impl Fn(usize) -> bool,
+        mut changed: impl FnMut(usize, bool),
+    ) {
+        let n = Cx::SYSTEMS.len();
+        for i in 0..n {
+            self.wants[i] = want(i);
+        }
+        // A system that disagrees with its set's owner gets its own copy of
+        // the set as it is before this entity changes it: the sets agreed on
+        // every entity matched so far.
+        let mut split = false;
+        for i in 0..n {
+            let o = self.owner[i];
+            if o != i && self.wants[i] != self.wants[o] {
+                let set = Cx::slot_core(systems, o).subscribers.clone();
+                Cx::slot_core_mut(systems, i).subscribers = set;
+                self.owner[i] = i;
+                split = true;
+            }
+        }
+        if split {
+            self.shared = self.owner.iter().enumerate().any(|(i, &o)| o != i);
+        }
+        for i in 0..n {
+            let (o, w) = (self.owner[i], self.wants[i]);
+            if o == i {
+                let set = &mut Cx::slot_core_mut(systems, i).subscribers;
+                self.changed[i] = if w { set.insert(id) } else { set.remove_later(id) };
+            }
+            // An owner comes before the systems sharing its set, so its
+            // result is already known; they want what it wants.
+            if self.changed[o] {
+                changed(i, w);
+            }
+        }
+    }
+
+    /// Removes a dying id from every set; calls `removed(i)` for each system
+    /// that processed it.
+    pub(crate) fn remove<Cx: ContextDecl>(
+        &mut self,
+        systems: &mut Cx::Systems,
+        id: EntityId,
+        mut removed: impl FnMut(usize),
+    ) {
+        if !self.shared {
+            for i in 0..Cx::SYSTEMS.len() {
+                if Cx::slot_core_mut(systems, i).subscribers.remove_later(id) {
+                    removed(i);
+                }
+            }
+            return;
+        }
+        for i in 0..self.owner.len() {
+            let o = self.owner[i];
+            if o == i {
+                self.changed[i] = Cx::slot_core_mut(systems, i).subscribers.remove_later(id);
+            }
+            if self.changed[o] {
+                removed(i);
+            }
+        }
+    }
+
+    /// Closes the holes removals left in the sets, keeping their order.
+    pub(crate) fn compact<Cx: ContextDecl>(&self, systems: &mut Cx::Systems) {
+        for i in 0..Cx::SYSTEMS.len() {
+            if self.owner[i] == i {
+                Cx::slot_core_mut(systems, i).subscribers.compact();
+            }
+        }
+    }
+}

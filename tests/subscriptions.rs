@@ -1,0 +1,108 @@
+//! Systems that process the same entities share one subscriber set until an
+//! entity is matched differently for one of them; then that one gets its own
+//! copy. Whatever the sharing, each system sees exactly its entities, in
+//! the order they were matched, and subscription events fire per system.
+
+use ecs::{Data, Entity, EntityId, RefreshEvents, System};
+use std::cell::RefCell;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct A(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct B(pub u32);
+
+#[derive(Default)]
+pub struct OnA;
+#[derive(Default)]
+pub struct OnAb;
+#[derive(Default)]
+pub struct AlsoOnA;
+
+ecs::declare_context! {
+    pub context Ctx {
+        settings { threads: 1 }
+        components { A, B: contiguous; }
+        systems {
+            on_a: OnA { read: [A] }
+            on_ab: OnAb { read: [A, B] }
+            also_on_a: AlsoOnA { write: [A], after: [on_a, on_ab] }
+        }
+    }
+}
+
+impl System<Ctx> for OnA {
+    fn process(&self, _: &mut Data<'_, Ctx, Self>, _: &()) {}
+}
+impl System<Ctx> for OnAb {
+    fn process(&self, _: &mut Data<'_, Ctx, Self>, _: &()) {}
+}
+impl System<Ctx> for AlsoOnA {
+    fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+        data.for_each::<&mut A>(|a| a.0 += 1);
+    }
+}
+
+fn ids(set: &[EntityId]) -> Vec<u32> {
+    set.iter().map(|id| id.index() as u32).collect()
+}
+
+#[test]
+fn shared_sets_split_when_systems_disagree() {
+    let mut ctx = Ctx::new();
+    // Every entity holds A and B: the three systems process the same ones.
+    let es: Vec<Entity> = ctx.step(|p| p.spawn_batch((0..6).map(|i| (A(i), B(i)))).unwrap().collect());
+    for s in [
+        ctx.subscribers::<OnA>(),
+        ctx.subscribers::<OnAb>(),
+        ctx.subscribers::<AlsoOnA>(),
+    ] {
+        assert_eq!(ids(s), [0, 1, 2, 3, 4, 5]);
+    }
+
+    // In one refresh: two deaths leave holes in the shared set, then one
+    // entity loses B, which only `on_ab` cares about.
+    let log = RefCell::new(Vec::new());
+    let mut events = RefreshEvents::<Ctx>::new()
+        .on_unsubscribe::<OnA>(|e| log.borrow_mut().push(format!("-on_a {}", e.id().index())))
+        .on_unsubscribe::<OnAb>(|e| log.borrow_mut().push(format!("-on_ab {}", e.id().index())))
+        .on_unsubscribe::<AlsoOnA>(|e| log.borrow_mut().push(format!("-also {}", e.id().index())))
+        .on_subscribe::<OnAb>(|e| log.borrow_mut().push(format!("+on_ab {}", e.id().index())));
+    ctx.step_with(&mut events, |p| {
+        p.kill(es[1]);
+        p.kill(es[4]);
+        p.remove::<B>(es[2]).unwrap();
+    });
+    drop(events);
+    assert_eq!(ids(ctx.subscribers::<OnA>()), [0, 2, 3, 5]);
+    assert_eq!(ids(ctx.subscribers::<AlsoOnA>()), [0, 2, 3, 5]);
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [0, 3, 5]);
+    assert_eq!(
+        log.take(),
+        ["-on_a 1", "-on_ab 1", "-also 1", "-on_a 4", "-on_ab 4", "-also 4", "-on_ab 2"],
+        "each system hears of its own changes only"
+    );
+
+    // The split-off set and the still shared one evolve apart.
+    let mut events = RefreshEvents::<Ctx>::new()
+        .on_subscribe::<OnA>(|e| log.borrow_mut().push(format!("+on_a {}", e.id().index())))
+        .on_subscribe::<OnAb>(|e| log.borrow_mut().push(format!("+on_ab {}", e.id().index())))
+        .on_subscribe::<AlsoOnA>(|e| log.borrow_mut().push(format!("+also {}", e.id().index())));
+    let late = ctx.step_with(&mut events, |p| {
+        p.add(es[2], B(20)).unwrap();
+        p.spawn((A(9),)).unwrap()
+    });
+    drop(events);
+    assert_eq!(late.id().index(), 1, "the lowest freed id comes back first");
+    // (A reused id joins at the end: sets keep the order of matching.)
+    assert_eq!(ids(ctx.subscribers::<OnA>()), [0, 2, 3, 5, 1]);
+    assert_eq!(ids(ctx.subscribers::<AlsoOnA>()), [0, 2, 3, 5, 1]);
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [0, 3, 5, 2]);
+    assert_eq!(log.take(), ["+on_ab 2", "+on_a 1", "+also 1"]);
+
+    // Systems run over their own sets.
+    ctx.step(|p| p.run_all(&()));
+    ctx.step(|p| {
+        assert_eq!(p.get::<A>(late), Some(&A(10)));
+        assert_eq!(p.get::<A>(es[2]), Some(&A(3)));
+    });
+}
