@@ -292,11 +292,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         let shared: &S = state;
         let subtask = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
             reset(output);
-            // SAFETY: `set` holds the system's subscribers (the set it
-            // shares with systems matching the same ids: `Subscriptions`'
-            // invariant), distinct (a sparse set) and matched before any
-            // system ran (`run_selected`), so each holds the system's signature; nothing changes
-            // components while systems run (that needs `&mut self`).
+            // SAFETY: `set` holds the system's subscribers (perhaps in the
+            // set it shares with systems matching the same ids:
+            // `Subscriptions`' invariant), distinct (a sparse set) and
+            // matched before any system ran (`run_selected`), so each holds
+            // the system's signature; nothing changes components while
+            // systems run (that needs `&mut self`).
             // Subtask `i` of `subtasks` gets its own disjoint range. The
             // scheduler runs only systems the declaration proves compatible
             // at the same time (`ContextDecl`'s contract).
