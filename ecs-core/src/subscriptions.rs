@@ -122,23 +122,8 @@ impl Subscriptions {
         id: EntityId,
         mut removed: impl FnMut(usize),
     ) {
-        if !self.shared {
-            for i in 0..Cx::SYSTEMS.len() {
-                if Cx::slot_core_mut(systems, i).subscribers.remove_later(id) {
-                    removed(i);
-                }
-            }
-            return;
-        }
-        for i in 0..self.owner.len() {
-            let o = self.owner[i];
-            if o == i {
-                self.changed[i] = Cx::slot_core_mut(systems, i).subscribers.remove_later(id);
-            }
-            if self.changed[o] {
-                removed(i);
-            }
-        }
+        // No system wants it: no set splits, each owner's set drops it.
+        self.update::<Cx>(systems, id, |_| false, |i, _| removed(i));
     }
 
     /// Closes the holes removals left in the sets, keeping their order.

@@ -108,40 +108,7 @@ fn closed(systems: &[SystemInfo], selected: &[bool]) -> bool {
 mod tests {
     use super::*;
 
-    static CHAIN: [SystemInfo; 2] = [
-        SystemInfo {
-            name: "a",
-            type_name: "A",
-            dependencies: &[],
-            dependents: &[1],
-            ancestors: &[],
-        },
-        SystemInfo {
-            name: "b",
-            type_name: "B",
-            dependencies: &[0],
-            dependents: &[],
-            ancestors: &[0],
-        },
-    ];
-
-    #[test]
-    fn a_dependent_made_ready_is_not_a_root() {
-        let counters = Counters::new(&CHAIN, &[true, true]);
-        let mut ready = Vec::new();
-        counters.finish(0, |d| ready.push(d));
-        assert_eq!(ready, [1]);
-        // The executor iterates the roots while the first ones already run:
-        // `b` must not be started a second time from there.
-        assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
-    }
-
-    #[test]
-    fn a_system_whose_dependencies_are_not_selected_is_a_root() {
-        let counters = Counters::new(&CHAIN, &[false, true]);
-        assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
-    }
-
+    /// `a -> b -> c`.
     static CHAIN3: [SystemInfo; 3] = [
         SystemInfo {
             name: "a",
@@ -165,6 +132,23 @@ mod tests {
             ancestors: &[0, 1],
         },
     ];
+
+    #[test]
+    fn a_dependent_made_ready_is_not_a_root() {
+        let counters = Counters::new(&CHAIN3, &[true, true, true]);
+        let mut ready = Vec::new();
+        counters.finish(0, |d| ready.push(d));
+        assert_eq!(ready, [1]);
+        // The executor iterates the roots while the first ones already run:
+        // `b` must not be started a second time from there.
+        assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn a_system_whose_dependencies_are_not_selected_is_a_root() {
+        let counters = Counters::new(&CHAIN3, &[false, true, true]);
+        assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
+    }
 
     #[test]
     fn a_skipped_system_still_orders_its_neighbours() {
