@@ -23,7 +23,7 @@ pub struct T;
 
 #[derive(Default)]
 pub struct Integrate {
-    /// Counted in `after`, on whichever worker ran the last subtask.
+    /// Counted in `after`, on the thread that ran the system.
     pub runs: u32,
 }
 #[derive(Default)]

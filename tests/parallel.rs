@@ -444,6 +444,82 @@ fn a_panicking_deferred_function_reaches_the_caller() {
     assert_eq!(n, 2);
 }
 
+/// Where each run of a system (and each subtask) took place.
+pub type Places = std::sync::Mutex<Vec<(&'static str, usize, std::thread::ThreadId)>>;
+
+fn place(places: &Places, system: &'static str, subtask: usize) {
+    places
+        .lock()
+        .unwrap()
+        .push((system, subtask, std::thread::current().id()));
+}
+
+#[derive(Default)]
+pub struct First;
+#[derive(Default)]
+pub struct Second;
+#[derive(Default)]
+pub struct Third;
+
+ecs::declare_context! {
+    /// One chain, its last link split per core.
+    pub context Placed {
+        settings { threads: 2 }
+        components { A, B, C: contiguous; }
+        systems {
+            first: First { write: [A] }
+            second: Second { read: [A], write: [B], after: [first] }
+            third: Third { read: [B], write: [C], after: [second], parallelism: split_evenly_per_core }
+        }
+    }
+}
+
+impl System<Placed, Places> for First {
+    fn process(&self, data: &mut Data<'_, Placed, Self>, places: &Places) {
+        place(places, "first", data.subtask_index());
+        data.for_each::<&mut A>(|a| a.0 += 1);
+    }
+}
+impl System<Placed, Places> for Second {
+    fn process(&self, data: &mut Data<'_, Placed, Self>, places: &Places) {
+        place(places, "second", data.subtask_index());
+        data.for_each::<(&A, &mut B)>(|(a, b)| b.0 = a.0);
+    }
+}
+impl System<Placed, Places> for Third {
+    fn process(&self, data: &mut Data<'_, Placed, Self>, places: &Places) {
+        place(places, "third", data.subtask_index());
+        data.for_each::<(&B, &mut C)>(|(b, c)| c.0 += b.0);
+    }
+}
+
+#[test]
+fn the_caller_runs_a_chain_and_the_first_subtask_itself() {
+    // A step's caller works: a chain of unsplit systems needs no other
+    // thread, and the thread that runs a split system runs its first
+    // subtask (a pool that left the caller waiting ran none of them there).
+    let mut ctx = Placed::new();
+    ctx.step(|p| {
+        for i in 0..1000 {
+            p.spawn((A(i), B(0), C(0))).unwrap();
+        }
+    });
+    let me = std::thread::current().id();
+    for _ in 0..20 {
+        let places = Places::default();
+        ctx.step(|p| p.run_all(&places));
+        let places = places.into_inner().unwrap();
+        let mut runs: Vec<_> = places.iter().map(|&(s, i, _)| (s, i)).collect();
+        runs.sort();
+        assert_eq!(runs, [("first", 0), ("second", 0), ("third", 0), ("third", 1)]);
+        for &(system, subtask, thread) in &places {
+            if (system, subtask) != ("third", 1) {
+                assert_eq!(thread, me, "{system} subtask {subtask} ran on another thread");
+            }
+        }
+    }
+}
+
 // The particle simulation's graph (shared/particles.md), with inner
 // parallelism on: every system splits, subtasks wait on their workers, and
 // no pool size may deadlock (ECST does below 4 threads).

@@ -6,6 +6,7 @@ use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
 use crate::proxy::{Data, Defer, Step};
+use crate::schedule::Team;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
 use crate::system::{Pending, System};
@@ -31,7 +32,7 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) storages: Cx::Storages,
     pub(crate) systems: Cx::Systems,
     subscriptions: Subscriptions,
-    pool: Option<rayon::ThreadPool>,
+    team: Option<Team>,
     threads: usize,
 }
 
@@ -45,9 +46,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// A context with no entities, whose systems hold `states`, running on
-    /// `threads` worker threads instead of the declared count (`None`: one
-    /// per available core). With one thread, systems run on the caller's
-    /// thread and no pool is started.
+    /// `threads` threads instead of the declared count (`None`: one per
+    /// available core): the caller of `step`, which runs systems itself, and
+    /// `threads - 1` workers that help when there is work for them. With one
+    /// thread, no worker is started.
     ///
     /// # Panics
     /// When the worker threads cannot be started.
@@ -56,11 +58,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         let threads = threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
-        let pool = (threads > 1).then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .thread_name(|i| format!("{}-worker-{i}", Cx::NAME))
-                .build()
+        let team = (threads > 1).then(|| {
+            Team::new(threads, Cx::NAME)
                 .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
         });
         Self {
@@ -68,7 +67,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             storages: Cx::new_storages(settings.entities),
             systems: Cx::new_systems(states),
             subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
-            pool,
+            team,
             threads,
         }
     }
@@ -124,7 +123,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    /// Number of worker threads systems run on.
+    /// Number of threads systems run on: the caller of `step` and the
+    /// workers that help it.
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -248,7 +248,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             events.fire(e);
         }
         let cx = &*self;
-        crate::schedule::execute::<Cx>(cx.pool.as_ref(), selected, &|i| run(cx, i));
+        crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
     }
 
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
@@ -304,42 +304,36 @@ impl<Cx: ContextDecl> Context<Cx> {
             let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
             process(shared, &mut data);
         };
-        if subtasks == 1 || self.pool.is_none() {
-            // In place, on this thread, with pending changes on the stack:
-            // a run allocates nothing once the outputs have grown.
-            let mut pending = Pending::default();
-            for (i, output) in outputs.iter_mut().enumerate() {
-                subtask(i, output, &mut pending);
+        match &self.team {
+            Some(team) if subtasks > 1 => {
+                // Each subtask works on its output and pending changes on its
+                // own stack and puts them back at the end: those of a
+                // system's subtasks sit side by side, so pushing to them in
+                // place would make the threads fight over the cache lines
+                // that hold their lengths (false sharing: it made `render`
+                // and `spatial_partition` of the particle simulation 2-3x
+                // slower on two threads).
+                let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
+                let mut slots: Vec<_> = outputs.iter_mut().zip(pending.iter_mut()).collect();
+                team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
+                    let mut output = core::mem::take(*output_slot);
+                    let mut pending = core::mem::take(*pending_slot);
+                    subtask(i, &mut output, &mut pending);
+                    **output_slot = output;
+                    **pending_slot = pending;
+                });
+                drop(slots);
+                self.gather::<S>(&mut pending);
             }
-            self.gather::<S>(core::slice::from_mut(&mut pending));
-        } else {
-            let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
-            // Each subtask works on its output and pending changes on its
-            // own stack and puts them back at the end: those of a system's
-            // subtasks sit side by side, so pushing to them in place would
-            // make the threads fight over the cache lines that hold their
-            // lengths (false sharing: it made `render` and
-            // `spatial_partition` of the particle simulation 2-3x slower on
-            // two threads).
-            let run = |i: usize, output_slot: &mut S::Output, pending_slot: &mut Pending<Cx>| {
-                let mut output = core::mem::take(output_slot);
-                let mut pending = core::mem::take(pending_slot);
-                subtask(i, &mut output, &mut pending);
-                *output_slot = output;
-                *pending_slot = pending;
-            };
-            let run = &run;
-            let mut work = outputs.iter_mut().zip(pending.iter_mut()).enumerate();
-            let first = work.next();
-            rayon::scope(|scope| {
-                for (i, (o, p)) in work {
-                    scope.spawn(move |_| run(i, o, p));
+            _ => {
+                // In place, on this thread, with pending changes on the
+                // stack: a run allocates nothing once the outputs have grown.
+                let mut pending = Pending::default();
+                for (i, output) in outputs.iter_mut().enumerate() {
+                    subtask(i, output, &mut pending);
                 }
-                if let Some((i, (o, p))) = first {
-                    run(i, o, p);
-                }
-            });
-            self.gather::<S>(&mut pending);
+                self.gather::<S>(core::slice::from_mut(&mut pending));
+            }
         }
         after(state, outputs);
     }

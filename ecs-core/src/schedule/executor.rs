@@ -1,27 +1,26 @@
-//! The atomic-counter scheduler (thesis, section 10.3), on rayon.
+//! The atomic-counter scheduler (thesis, section 10.3), on a [`Team`].
 //!
 //! Each system to run holds a count of its unfinished dependencies. Systems
 //! with none start at once; finishing a system decrements its dependents'
-//! counts and starts those that reach zero. The systems run on the pool's
-//! workers, and a worker that waits for a system's subtasks runs pending
-//! work meanwhile, so no pool size can deadlock — unlike ECST's blocking
-//! waits. The caller, which is not a worker, spins briefly and then waits
-//! at the end of a rayon scope that holds the whole graph.
+//! counts and starts those that reach zero. The caller of the step runs
+//! systems itself, helpers join when work is queued, and a thread waiting
+//! for a system's subtasks runs other work meanwhile, so no thread count
+//! can deadlock — unlike ECST's blocking waits.
 
 use super::counters::Counters;
-use crate::decl::ContextDecl;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use super::team::{Payload, Shared, Team, Work};
+use crate::decl::{ContextDecl, SystemInfo};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use parking_lot::Mutex;
+use std::panic::{self, AssertUnwindSafe};
 
 /// Runs the systems for which `selected[i]` holds, each after its selected
-/// dependencies, calling `run(i)` for each, on `pool` when given and on the
-/// caller's thread otherwise. Returns when all have finished; a panic in any
-/// of them is re-raised here once the others have stopped.
-pub(crate) fn execute<Cx: ContextDecl>(
-    pool: Option<&rayon::ThreadPool>,
-    selected: &[bool],
-    run: &(dyn Fn(usize) + Sync),
-) {
-    let Some(pool) = pool else {
+/// dependencies, calling `run(i)` for each, with `team` when given and on
+/// the caller's thread otherwise. Returns when all have finished; a panic in
+/// any of them is re-raised here once the others have stopped (systems
+/// that wait for a panicking one do not run).
+pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
+    let Some(team) = team else {
         for &i in Cx::TOPOLOGICAL {
             if selected[i] {
                 run(i);
@@ -31,80 +30,135 @@ pub(crate) fn execute<Cx: ContextDecl>(
     };
     let counters = Counters::new(Cx::SYSTEMS, selected);
     let graph = Graph {
+        team,
+        systems: Cx::SYSTEMS,
+        selected,
         counters: &counters,
         run,
         unfinished: AtomicUsize::new(selected.iter().filter(|&&s| s).count()),
+        doomed: (0..selected.len()).map(|_| AtomicBool::new(false)).collect(),
+        panic: Mutex::new(None),
     };
-    // The systems run on the pool's threads while this one waits. A scope
-    // run in place (rather than `install`) lets it wait by spinning first:
-    // blocking at once, as `install` does, costs two sleeps and wake-ups
-    // per step (~10 µs here), which dwarfs a step of small systems.
-    pool.in_place_scope(|scope| {
-        for i in counters.roots() {
-            let graph = &graph;
-            scope.spawn(move |scope| graph.task(scope, i));
+    let mut roots = counters.roots();
+    let Some(first) = roots.next() else {
+        return;
+    };
+    team.begin_step();
+    // Ends the step even if something below unwinds; but it must not unwind
+    // while queued systems may still run: they point to `graph`.
+    let _step = EndStep(team, &graph.unfinished);
+    team.push(roots.map(|i| graph.work(i)));
+    graph.run_chain(first, team.shared());
+    team.shared()
+        .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
+    let payload = graph.panic.lock().take();
+    if let Some(payload) = payload {
+        panic::resume_unwind(payload);
+    }
+}
+
+/// Ends the step on drop; aborts if the graph has not finished (only a bug
+/// in this module could make that happen: queued systems would outlive it).
+struct EndStep<'a>(&'a Team, &'a AtomicUsize);
+
+impl Drop for EndStep<'_> {
+    fn drop(&mut self) {
+        if self.1.load(Ordering::SeqCst) != 0 {
+            eprintln!("ecs: the scheduler unwound before its systems finished");
+            std::process::abort();
         }
-        graph.spin_until_finished();
-    });
+        self.0.end_step();
+    }
 }
 
 struct Graph<'a> {
+    team: &'a Team,
+    systems: &'static [SystemInfo],
+    selected: &'a [bool],
     counters: &'a Counters<'a>,
     run: &'a (dyn Fn(usize) + Sync),
-    /// Selected systems not yet finished; only for the waiting thread's
-    /// spin (the scope's end is what guarantees completion).
+    /// Selected systems that have neither finished nor been doomed; the
+    /// graph may go once this reads 0.
     unfinished: AtomicUsize,
+    /// Systems that will not run because an ancestor panicked.
+    doomed: Vec<AtomicBool>,
+    /// The first panic of a system.
+    panic: Mutex<Option<Payload>>,
 }
 
 impl<'a> Graph<'a> {
+    /// The queue item that runs system `i` and the chain it starts.
+    fn work(&self, i: usize) -> Work {
+        fn shareable<T: Sync>(_: &T) {}
+        shareable(self);
+        // SAFETY: `execute` keeps the graph until `unfinished` reads 0, which
+        // `run_chain` makes visible as its last use of the graph; a graph
+        // shares only `Sync` data; each system is queued once, when its
+        // counter reaches zero (or as a root), so `call` runs it once.
+        unsafe { Work::new(Graph::call, (self as *const Graph<'a>).cast::<()>(), i) }
+    }
+
+    /// # Safety
+    /// `data` points to a live `Graph` (the invariant of [`Work`]) and system
+    /// `i` is ready and started nowhere else.
+    unsafe fn call(data: *const (), i: usize, shared: &Shared) {
+        // SAFETY: the caller guarantees `data` points to a live graph.
+        let graph = unsafe { &*data.cast::<Graph<'_>>() };
+        graph.run_chain(i, shared);
+    }
+
     /// Runs system `i`, then the dependents it makes ready: the first on
-    /// this thread, the others as new tasks. Continuing a chain on the
-    /// thread that ran its previous system keeps the chain's components in
-    /// that core's cache (a spawned task is often stolen by an idle thread)
-    /// and saves a task per link.
-    fn task<'s>(&'s self, scope: &rayon::Scope<'s>, mut i: usize)
-    where
-        'a: 's,
-    {
+    /// this thread, the others queued. Continuing a chain on the thread that
+    /// ran its previous system keeps the chain's components in that core's
+    /// cache and saves a trip through the queue per link.
+    fn run_chain(&self, mut i: usize, shared: &Shared) {
         loop {
-            (self.run)(i);
-            self.unfinished.fetch_sub(1, Ordering::Release);
+            let mut finished = 1;
             let mut next = None;
-            self.counters.finish(i, |d| {
-                if next.is_none() {
-                    next = Some(d);
-                } else {
-                    scope.spawn(move |scope| self.task(scope, d));
+            match panic::catch_unwind(AssertUnwindSafe(|| (self.run)(i))) {
+                Ok(()) => {
+                    let mut ready = Vec::new();
+                    self.counters.finish(i, |d| match next {
+                        None => next = Some(d),
+                        Some(_) => ready.push(self.work(d)),
+                    });
+                    if !ready.is_empty() {
+                        self.team.push(ready);
+                    }
                 }
-            });
+                Err(payload) => {
+                    self.panic.lock().get_or_insert(payload);
+                    finished += self.doom_descendants(i);
+                }
+            }
+            // With a next link, `unfinished` stays above 0 (the link is
+            // unfinished), so the graph stays.
+            let before = self.unfinished.fetch_sub(finished, Ordering::SeqCst);
             match next {
                 Some(d) => i = d,
-                None => return,
+                None => {
+                    // The graph may be gone once this reads 0 elsewhere:
+                    // from here on, only `shared`.
+                    if before == finished {
+                        shared.notify();
+                    }
+                    return;
+                }
             }
         }
     }
 
-    /// Waits a short while for every system to finish, yielding the core
-    /// meanwhile, so that the scope's end usually finds its work done and
-    /// does not put the thread to sleep. A long step (or a panicking system,
-    /// whose dependents never run) outlasts the spin, and the scope's end
-    /// then waits as usual.
-    fn spin_until_finished(&self) {
-        for round in 0..SPIN_ROUNDS {
-            if self.unfinished.load(Ordering::Acquire) == 0 {
-                return;
-            }
-            if round < 64 {
-                core::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
+    /// Marks the selected systems that wait (directly or not) for the
+    /// panicked system `i` as never running; returns how many it newly
+    /// marked. They cannot have started: `i` never finishes, and a selected
+    /// descendant waits for it through selected systems (`Counters`).
+    fn doom_descendants(&self, i: usize) -> usize {
+        (0..self.systems.len())
+            .filter(|&d| {
+                self.selected[d]
+                    && self.systems[d].ancestors.binary_search(&i).is_ok()
+                    && !self.doomed[d].swap(true, Ordering::SeqCst)
+            })
+            .count()
     }
 }
-
-/// How many times the waiting thread checks for the end of a step before
-/// it lets the scope block: the first 64 with a spin hint, the rest yielding
-/// the core to the workers (a yield takes ~0.2-1 µs, so this covers steps of
-/// some 100 µs).
-const SPIN_ROUNDS: u32 = 256;

@@ -4,8 +4,10 @@ mod adapters;
 mod counters;
 mod executor;
 mod parallelism;
+mod team;
 
 pub use adapters::Adapters;
 pub(crate) use executor::execute;
 pub(crate) use parallelism::subtask_range;
 pub use parallelism::Parallelism;
+pub(crate) use team::Team;

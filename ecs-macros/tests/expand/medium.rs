@@ -80,8 +80,9 @@ impl Stress {
         }
     }
     /// Creates the context with the given system states, running on
-    /// `threads` worker threads instead of the declared count
-    /// (`None`: one per available core).
+    /// `threads` threads instead of the declared count (`None`: one
+    /// per available core): the caller of `step` and `threads - 1`
+    /// workers.
     ///
     /// # Panics
     /// When the worker threads cannot be started.
