@@ -23,10 +23,15 @@ pub struct Clock {
     /// (system index, start tick, end tick) of each run.
     pub log: std::sync::Mutex<Vec<(usize, usize, usize)>>,
     pub jitter: AtomicUsize,
+    /// One more than the index of a system whose every subtask panics.
+    pub boom: AtomicUsize,
 }
 
 impl Clock {
     fn record(&self, system: usize, work: impl FnOnce()) {
+        if self.boom.load(Ordering::Relaxed) == system + 1 {
+            panic!("boom in system {system}");
+        }
         let start = self.tick.fetch_add(1, Ordering::SeqCst);
         // Jittered busy work so that orders vary between steps.
         let n = self.jitter.fetch_add(7919, Ordering::Relaxed) % 2000;
@@ -134,6 +139,67 @@ fn dependencies_are_respected_over_many_steps() {
             assert_eq!(p.get::<D>(h), Some(&D(d)));
         }
     });
+}
+
+#[test]
+fn panicking_systems_on_any_thread_count_neither_hang_nor_run_their_dependents() {
+    // A lost wake-up or a miscounted graph would hang a step: abort then.
+    let finished = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let finished = finished.clone();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            while !finished.load(Ordering::SeqCst) {
+                if Instant::now() > deadline {
+                    eprintln!("a step hung");
+                    std::process::abort();
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let expected = info
+            .payload()
+            .downcast_ref::<String>()
+            .is_some_and(|m| m.starts_with("boom in system"));
+        if !expected {
+            default_hook(info);
+        }
+    }));
+    let systems = <Graph as ecs::ContextDecl>::SYSTEMS;
+    for threads in [2, 3, 8] {
+        let mut g = Graph::with_threads(Default::default(), Some(threads));
+        g.step(|p| {
+            for i in 0..50u64 {
+                p.spawn((A(i), B(0), C(i), D(0))).unwrap();
+            }
+        });
+        let clock = Clock::default();
+        for step in 0..400 {
+            // Every third step, one system panics, each in turn.
+            let boom = if step % 3 == 0 { step / 3 % systems.len() + 1 } else { 0 };
+            clock.boom.store(boom, Ordering::Relaxed);
+            clock.log.lock().unwrap().clear();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| g.step(|p| p.run_all(&clock))));
+            assert_eq!(result.is_err(), boom != 0, "step {step} on {threads} threads");
+            let ran: Vec<usize> = clock.log.lock().unwrap().iter().map(|r| r.0).collect();
+            for (i, info) in systems.iter().enumerate() {
+                let doomed = boom != 0 && (i == boom - 1 || info.ancestors.contains(&(boom - 1)));
+                assert_eq!(
+                    ran.contains(&i),
+                    !doomed,
+                    "step {step}, {threads} threads: {} ran: {}",
+                    info.name,
+                    ran.contains(&i)
+                );
+            }
+        }
+    }
+    let _ = std::panic::take_hook();
+    finished.store(true, Ordering::SeqCst);
+    watchdog.join().unwrap();
 }
 
 /// Two systems that each wait (bounded) to see the other running.

@@ -31,7 +31,8 @@ systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-co
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
 measured 4-7% slower), `threads: auto`. add_remove: entity handles kept from spawning; one `step` with \
 `add(e, B)` for every entity, a second with `remove::<B>(e)`; a system `read: [A, B]` is declared, so each \
-step's refresh matches the changed entities to it. schedule: systems `ab` (`write: [A, B]`, \
-`parallelism: split_evenly_per_core`: it has 40 000 entities), `cd` (`write: [C, D]`), `ce` \
-(`write: [C, E], after: [cd]`), `run_all` on `threads: auto` (no split measured ~8% slower, splitting all \
-three the same). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
+step's refresh matches the changed entities to it. schedule: systems `ab` (`write: [A, B]`, 40 000 \
+entities), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), none split, `run_all` on \
+`threads: auto`: the caller of `step` runs `ab` while a helper runs `cd` then `ce`, each thread keeping its \
+columns in its core's cache (splitting `ab` per core measured 4.5 µs against 4.1 µs, every 10 000 entities \
+4.8 µs: its subtasks land on either thread). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
