@@ -204,6 +204,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// systems: afterwards, system `i` processes exactly the ids that are not
     /// free and whose bitset contains `SIGNATURES[i]`, and the subscriber
     /// sets have no holes left.
+    #[inline]
     fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
         if self.entities.has_dirty() {
             self.match_entities(events, collect);
@@ -211,6 +212,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.compact_subscribers();
     }
 
+    #[inline(never)]
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
         let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
         self.entities.drain_dirty(|handle, life, bits| {
@@ -229,6 +231,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Closes the holes removals left in the systems' subscriber sets,
     /// keeping their order.
+    #[inline]
     fn compact_subscribers(&mut self) {
         self.subscriptions.compact::<Cx>(&mut self.systems);
     }
@@ -340,12 +343,18 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Hands the kills and deferred functions a run of `S` recorded to its
     /// slot, for the next refresh, in subtask order.
+    #[inline]
     fn gather<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
         if pending.iter().any(|p| !p.deferred.is_empty() || !p.kills.is_empty()) {
-            let mut gathered = S::slot(&self.systems).core.pending.lock();
-            for p in pending {
-                gathered.append(core::mem::take(p));
-            }
+            self.gather_some::<S>(pending);
+        }
+    }
+
+    #[cold]
+    fn gather_some<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
+        let mut gathered = S::slot(&self.systems).core.pending.lock();
+        for p in pending {
+            gathered.append(core::mem::take(p));
         }
     }
 

@@ -127,6 +127,7 @@ impl Subscriptions {
     }
 
     /// Closes the holes removals left in the sets, keeping their order.
+    #[inline]
     pub(crate) fn compact<Cx: ContextDecl>(&self, systems: &mut Cx::Systems) {
         for i in 0..Cx::SYSTEMS.len() {
             if self.owner[i] == i {

@@ -26,7 +26,9 @@ pub enum Parallelism {
 
 impl Parallelism {
     /// Number of subtasks for `entities` entities on `cores` worker threads.
+    #[inline]
     pub fn subtasks(&self, entities: usize, cores: usize) -> usize {
+        // Inlined, a declared (constant) strategy folds to its arm.
         let n = match *self {
             Parallelism::None => 1,
             Parallelism::SplitEvenlyPerCore => cores.min(entities),
@@ -35,16 +37,24 @@ impl Parallelism {
                 if entities < threshold {
                     1
                 } else {
-                    otherwise.subtasks(entities, cores)
+                    otherwise.subtasks_of_inner(entities, cores)
                 }
             }
         };
         n.max(1)
     }
+
+    /// [`subtasks`](Self::subtasks) of a wrapped strategy: out of line, since
+    /// the recursion cannot be inlined.
+    #[inline(never)]
+    fn subtasks_of_inner(&self, entities: usize, cores: usize) -> usize {
+        self.subtasks(entities, cores)
+    }
 }
 
 /// The slice `[start, end)` of subtask `i` of `k` over `n` entities: nearly
 /// equal, contiguous, covering `0..n` exactly once.
+#[inline]
 pub(crate) fn subtask_range(n: usize, k: usize, i: usize) -> core::ops::Range<usize> {
     let base = n / k;
     let extra = n % k;

@@ -49,8 +49,8 @@ pub(crate) struct Shared {
 }
 
 struct State {
-    /// Work ready to run, taken last-in first-out (a system's subtasks and
-    /// a chain's next links are taken by the thread that just queued them).
+    /// Work ready to run, taken last-in first-out (so that a thread waiting
+    /// for the subtasks it just queued finds them first).
     queue: Vec<Work>,
     /// Helpers asked for and not yet gone.
     helpers_out: usize,
