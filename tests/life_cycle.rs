@@ -168,3 +168,40 @@ fn deferred_and_killed_entities_are_handled_at_refresh() {
     assert_eq!(alive, (0..10).map(|i| i % 3 == 2).collect::<Vec<_>>());
     assert_eq!(w.len(), 3);
 }
+
+ecs::declare_context! {
+    /// Components only: a store of entities with nothing to match.
+    pub context Store {
+        settings { entities: fixed(8), threads: 1 }
+        components { Position, Velocity: contiguous; Health: sparse_set; }
+    }
+}
+
+#[test]
+fn a_context_without_systems_keeps_entities_and_reuses_ids() {
+    let mut s = Store::new();
+    let batch: Vec<Entity> = s.step(|p| p.spawn_batch((0..4).map(|i| (Position(i as f32),))).unwrap().collect());
+    let one = s.step(|p| p.spawn((Position(9.0), Health(3))).unwrap());
+    s.step(|p| {
+        assert_eq!(p.add(batch[1], Velocity(1.0)).unwrap(), None);
+        assert_eq!(p.remove::<Health>(one), Some(Health(3)));
+        assert!(p.kill(batch[2]));
+    });
+    s.step(|p| {
+        assert_eq!(p.len(), 4);
+        assert!(!p.is_alive(batch[2]) && p.get::<Position>(batch[2]).is_none());
+        assert_eq!(p.get::<Velocity>(batch[1]), Some(&Velocity(1.0)));
+        assert!(!p.has::<Health>(one) && p.has::<Position>(one));
+        // The reclaimed id is handed out again, holding nothing of before.
+        let again = p.spawn((Health(1),)).unwrap();
+        assert_eq!(again.id(), batch[2].id());
+        assert!(!p.has::<Position>(again));
+    });
+    // Full at its limit: an error, and nothing lost.
+    let err = s.step(|p| {
+        p.spawn_batch((0..3).map(|_| (Velocity(0.0),))).unwrap();
+        p.spawn((Velocity(0.0),)).unwrap_err()
+    });
+    assert_eq!(err.limit, 8);
+    assert_eq!(s.len(), 8);
+}

@@ -62,8 +62,12 @@ impl<Cx: ContextDecl> Context<Cx> {
             Team::new(threads, Cx::NAME)
                 .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
         });
+        let mut entities = Entities::new(settings.entities);
+        if Cx::SYSTEMS.is_empty() {
+            entities.never_match();
+        }
         Self {
-            entities: Entities::new(settings.entities),
+            entities,
             storages: Cx::new_storages(settings.entities),
             systems: Cx::new_systems(states),
             subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),

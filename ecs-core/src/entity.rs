@@ -95,7 +95,8 @@ pub(crate) struct Meta<B> {
 /// - `meta.len()` ids have been handed out at least once; an id is on `free`
 ///   exactly when its `life` is `Free`, and then its `bits` are empty;
 /// - an id is on `dying` exactly when its `life` is `Dying`;
-/// - an id is on `dirty` exactly when its `dirty` flag is set;
+/// - an id is on `dirty` exactly when its `dirty` flag is set, and no id is
+///   when `matched` is false;
 /// - with a fixed limit, `meta` was allocated once with room for the limit and
 ///   never grows past it.
 pub struct Entities<B> {
@@ -104,6 +105,9 @@ pub struct Entities<B> {
     free_unsorted: bool,
     dying: Vec<u32>,
     dirty: Vec<u32>,
+    /// Whether changes are queued for matching at all: not in a context
+    /// without systems, where matching has nothing to do.
+    matched: bool,
     alive: usize,
     limit: EntityLimit,
 }
@@ -120,9 +124,18 @@ impl<B: ComponentSet> Entities<B> {
             // A fixed context's ids are all known: no regrowth while a wave
             // of new entities is queued for matching.
             dirty: Vec::with_capacity(if limit.is_fixed() { cap } else { 0 }),
+            matched: true,
             alive: 0,
             limit,
         }
+    }
+
+    /// Stops queuing entities for matching, for a context without systems:
+    /// nothing subscribes, so nothing needs matching.
+    pub(crate) fn never_match(&mut self) {
+        debug_assert!(self.meta.is_empty());
+        self.matched = false;
+        self.dirty = Vec::new();
     }
 
     /// Number of entities alive (not yet killed).
@@ -193,10 +206,12 @@ impl<B: ComponentSet> Entities<B> {
             self.meta.push(Meta {
                 generation: 0,
                 life: Life::Alive,
-                dirty: true,
+                dirty: self.matched,
                 bits: *bits,
             });
-            self.dirty.push(id);
+            if self.matched {
+                self.dirty.push(id);
+            }
             0
         };
         self.alive += 1;
@@ -221,12 +236,14 @@ impl<B: ComponentSet> Entities<B> {
             Meta {
                 generation: 0,
                 life: Life::Alive,
-                dirty: true,
+                dirty: self.matched,
                 bits: *bits,
             },
         );
-        // Below `id_limit`, so every id fits in a `u32`.
-        self.dirty.extend(start as u32..(start + count) as u32);
+        if self.matched {
+            // Below `id_limit`, so every id fits in a `u32`.
+            self.dirty.extend(start as u32..(start + count) as u32);
+        }
         self.alive += count;
     }
 
@@ -316,7 +333,7 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     fn mark_dirty(&mut self, id: u32) {
         let meta = &mut self.meta[id as usize];
-        if !meta.dirty {
+        if !meta.dirty && self.matched {
             meta.dirty = true;
             self.dirty.push(id);
         }
@@ -423,6 +440,19 @@ mod tests {
             t.meta[id as usize].bits.clear();
             t.free_id(id);
         }
+    }
+
+    #[test]
+    fn a_table_that_is_never_matched_queues_nothing() {
+        let mut t = E::new(EntityLimit::Dynamic { initial: 4 });
+        t.never_match();
+        let bits = Bitset::<1>::default();
+        let e = t.create().unwrap();
+        t.create_fresh(3, &bits);
+        t.set_bit(e.id, 0, true);
+        assert!(!t.has_dirty(), "nothing to match, nothing queued");
+        assert_eq!(t.alive_count(), 4);
+        assert!(t.bits(e.id).contains(0));
     }
 
     #[test]
