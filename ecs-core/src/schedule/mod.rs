@@ -2,6 +2,7 @@
 
 mod adapters;
 mod counters;
+mod doorbell;
 mod executor;
 mod parallelism;
 mod team;

@@ -15,9 +15,10 @@
 //! valid, and each queuing function upholds it by waiting, before its data
 //! goes, until every item it queued has run.
 
+use super::doorbell::Doorbell;
 use core::any::Any;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -35,13 +36,9 @@ pub(crate) struct Team {
 /// What the caller and the helpers share; helpers hold it by `Arc`, so it
 /// outlives a context dropped while a helper leaves.
 pub(crate) struct Shared {
-    state: Mutex<State>,
-    /// Idle threads sleep here; woken when work is queued, when something a
-    /// thread waits for finishes, and when a step ends.
-    wake: Condvar,
-    /// Threads asleep on `wake` (changed under the lock; read without it by
-    /// threads that finish something, see [`Shared::notify`]).
-    sleepers: AtomicUsize,
+    /// The queue, where idle threads sleep; rung when work is queued, when
+    /// something a thread waits for finishes, and when a step ends.
+    bell: Doorbell<State>,
     /// Items in the queue, to look without locking.
     queued: AtomicUsize,
     /// Whether a step is running: helpers stay while it is.
@@ -101,12 +98,10 @@ impl Team {
             .build()?;
         Ok(Self {
             shared: Arc::new(Shared {
-                state: Mutex::new(State {
+                bell: Doorbell::new(State {
                     queue: Vec::new(),
                     helpers_out: 0,
                 }),
-                wake: Condvar::new(),
-                sleepers: AtomicUsize::new(0),
                 queued: AtomicUsize::new(0),
                 in_step: AtomicBool::new(false),
             }),
@@ -122,31 +117,29 @@ impl Team {
     /// Starts a step: helpers asked for from now on stay until
     /// [`end_step`](Self::end_step).
     pub(crate) fn begin_step(&self) {
-        let _state = self.shared.state.lock();
+        let _state = self.shared.bell.lock();
         self.shared.in_step.store(true, Ordering::SeqCst);
     }
 
     /// Ends a step: idle helpers leave.
     pub(crate) fn end_step(&self) {
-        let _state = self.shared.state.lock();
+        let state = self.shared.bell.lock();
         self.shared.in_step.store(false, Ordering::SeqCst);
-        self.shared.wake.notify_all();
+        self.shared.bell.ring_locked(&state);
     }
 
     /// Queues `items`, waking a sleeping thread or asking for a helper.
     pub(crate) fn push(&self, items: impl IntoIterator<Item = Work>) {
         let shared = &*self.shared;
         let call_helper = {
-            let mut state = shared.state.lock();
+            let mut state = shared.bell.lock();
             let before = state.queue.len();
             state.queue.extend(items);
             if state.queue.len() == before {
                 return;
             }
             shared.queued.store(state.queue.len(), Ordering::Relaxed);
-            if shared.sleepers.load(Ordering::SeqCst) > 0 {
-                shared.wake.notify_all();
-            }
+            shared.bell.ring_locked(&state);
             let call = state.helpers_out < self.helpers;
             state.helpers_out += usize::from(call);
             call
@@ -223,24 +216,16 @@ impl<T: Send> Job<'_, T> {
 
 impl Shared {
     /// Wakes the sleeping threads after something they may wait for
-    /// finished.
-    ///
-    /// A sleeper counts itself in `sleepers`, then checks its condition;
-    /// the finishing thread changes the condition, then reads `sleepers`
-    /// (all `SeqCst`), so either the sleeper sees the change or this sees
-    /// the sleeper, which then waits under the lock this takes.
+    /// finished (a `SeqCst` change: `Doorbell::ring`).
     pub(crate) fn notify(&self) {
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            let _state = self.state.lock();
-            self.wake.notify_all();
-        }
+        self.bell.ring();
     }
 
     fn pop(&self) -> Option<Work> {
         if self.queued.load(Ordering::Relaxed) == 0 {
             return None;
         }
-        let mut state = self.state.lock();
+        let mut state = self.bell.lock();
         let work = state.queue.pop();
         self.queued.store(state.queue.len(), Ordering::Relaxed);
         work
@@ -268,12 +253,7 @@ impl Shared {
                 idle += 1;
                 continue;
             }
-            let mut state = self.state.lock();
-            self.sleepers.fetch_add(1, Ordering::SeqCst);
-            if state.queue.is_empty() && !done() {
-                self.wake.wait(&mut state);
-            }
-            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            self.bell.sleep(|state| !state.queue.is_empty(), &done);
             idle = SPIN_HINTS;
         }
     }
@@ -287,7 +267,7 @@ impl Shared {
             // this sees the helper gone and asks for another. Work queued
             // outside a step is its owner's to finish: it runs what it waits
             // for.
-            let mut state = self.state.lock();
+            let mut state = self.bell.lock();
             if !self.in_step.load(Ordering::SeqCst) {
                 state.helpers_out -= 1;
                 return;
@@ -380,7 +360,7 @@ mod tests {
         }
         // Every helper asked for either left or is about to: none is stuck.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while team.shared.state.lock().helpers_out > 0 {
+        while team.shared.bell.lock().helpers_out > 0 {
             assert!(std::time::Instant::now() < deadline, "a helper stayed after its step");
             std::thread::yield_now();
         }
