@@ -206,12 +206,10 @@ impl<B: ComponentSet> Entities<B> {
             self.meta.push(Meta {
                 generation: 0,
                 life: Life::Alive,
-                dirty: self.matched,
+                dirty: false,
                 bits: *bits,
             });
-            if self.matched {
-                self.dirty.push(id);
-            }
+            self.mark_dirty(id);
             0
         };
         self.alive += 1;
