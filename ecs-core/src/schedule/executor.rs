@@ -10,7 +10,7 @@
 use super::counters::Counters;
 use super::team::{Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -36,8 +36,7 @@ pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], r
         counters: &counters,
         run,
         unfinished: AtomicUsize::new(selected.iter().filter(|&&s| s).count()),
-        doomed: (0..selected.len()).map(|_| AtomicBool::new(false)).collect(),
-        panic: Mutex::new(None),
+        panics: Mutex::new(Panics::default()),
     };
     let mut roots = counters.roots();
     let Some(first) = roots.next() else {
@@ -51,7 +50,7 @@ pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], r
     graph.run_chain(first, team.shared());
     team.shared()
         .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
-    let payload = graph.panic.lock().take();
+    let payload = graph.panics.lock().first.take();
     if let Some(payload) = payload {
         panic::resume_unwind(payload);
     }
@@ -80,10 +79,8 @@ struct Graph<'a> {
     /// Selected systems that have neither finished nor been doomed; the
     /// graph may go once this reads 0.
     unfinished: AtomicUsize,
-    /// Systems that will not run because an ancestor panicked.
-    doomed: Vec<AtomicBool>,
-    /// The first panic of a system.
-    panic: Mutex<Option<Payload>>,
+    /// What panicked (untouched, and unallocated, in a step without panics).
+    panics: Mutex<Panics>,
 }
 
 impl<'a> Graph<'a> {
@@ -127,8 +124,9 @@ impl<'a> Graph<'a> {
                     }
                 }
                 Err(payload) => {
-                    self.panic.lock().get_or_insert(payload);
-                    finished += self.doom_descendants(i);
+                    let mut panics = self.panics.lock();
+                    panics.first.get_or_insert(payload);
+                    finished += self.doom_descendants(i, &mut panics.doomed);
                 }
             }
             // With a next link, `unfinished` stays above 0 (the link is
@@ -152,13 +150,24 @@ impl<'a> Graph<'a> {
     /// panicked system `i` as never running; returns how many it newly
     /// marked. They cannot have started: `i` never finishes, and a selected
     /// descendant waits for it through selected systems (`Counters`).
-    fn doom_descendants(&self, i: usize) -> usize {
+    fn doom_descendants(&self, i: usize, doomed: &mut Vec<bool>) -> usize {
+        doomed.resize(self.systems.len(), false);
         (0..self.systems.len())
             .filter(|&d| {
                 self.selected[d]
                     && self.systems[d].ancestors.binary_search(&i).is_ok()
-                    && !self.doomed[d].swap(true, Ordering::SeqCst)
+                    && !core::mem::replace(&mut doomed[d], true)
             })
             .count()
     }
+}
+
+/// The panics of one run of the graph.
+#[derive(Default)]
+struct Panics {
+    /// The first panic's payload, re-raised once the graph has finished.
+    first: Option<Payload>,
+    /// Which systems will not run because an ancestor panicked (empty until
+    /// the first panic).
+    doomed: Vec<bool>,
 }
