@@ -141,23 +141,40 @@ fn dependencies_are_respected_over_many_steps() {
     });
 }
 
+/// Aborts the test process, saying `what`, unless stopped within 120 s: a
+/// hang becomes a failure.
+struct Watchdog {
+    stopped: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Watchdog {
+    fn start(what: &'static str) -> Self {
+        let stopped = Arc::new(AtomicBool::new(false));
+        let flag = stopped.clone();
+        let thread = std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            while !flag.load(Ordering::SeqCst) {
+                if Instant::now() > deadline {
+                    eprintln!("{what}");
+                    std::process::abort();
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        Self { stopped, thread }
+    }
+
+    fn stop(self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        self.thread.join().unwrap();
+    }
+}
+
 #[test]
 fn panicking_systems_on_any_thread_count_neither_hang_nor_run_their_dependents() {
     // A lost wake-up or a miscounted graph would hang a step: abort then.
-    let finished = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let finished = finished.clone();
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(120);
-            while !finished.load(Ordering::SeqCst) {
-                if Instant::now() > deadline {
-                    eprintln!("a step hung");
-                    std::process::abort();
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        })
-    };
+    let watchdog = Watchdog::start("a step hung");
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let expected = info
@@ -198,8 +215,7 @@ fn panicking_systems_on_any_thread_count_neither_hang_nor_run_their_dependents()
         }
     }
     let _ = std::panic::take_hook();
-    finished.store(true, Ordering::SeqCst);
-    watchdog.join().unwrap();
+    watchdog.stop();
 }
 
 /// Two systems that each wait (bounded) to see the other running.
@@ -705,25 +721,10 @@ pub mod particle_graph {
 #[test]
 fn particle_graph_with_inner_parallelism_does_not_deadlock_on_one_or_two_threads() {
     // A deadlock would hang: a watchdog turns it into a failure.
-    let done = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let done = done.clone();
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(120);
-            while Instant::now() < deadline {
-                if done.load(Ordering::SeqCst) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            eprintln!("the particle graph deadlocked");
-            std::process::abort();
-        })
-    };
+    let watchdog = Watchdog::start("the particle graph deadlocked");
     let one = particle_graph::one_thread::run();
     let two = particle_graph::two_threads::run();
-    done.store(true, Ordering::SeqCst);
-    watchdog.join().unwrap();
+    watchdog.stop();
     assert_eq!(one, two);
     assert!(one < 2000, "some particles died");
 }
