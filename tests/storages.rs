@@ -1,7 +1,7 @@
 //! Every storage strategy under fixed and dynamic limits, through a context:
 //! add, replace, remove, get, system iteration, reclamation.
 
-use ecs::{Data, System};
+use ecs::{Data, EntityId, System};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Val(pub Vec<u32>);
@@ -29,6 +29,7 @@ macro_rules! storage_case {
             impl System<Ctx> for Bump {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
+                    lookups_find_exactly_the_systems_entities(data);
                 }
             }
 
@@ -38,6 +39,42 @@ macro_rules! storage_case {
             }
         }
     };
+}
+
+/// `lookup` finds every entity of the system, in this subtask or another,
+/// with the values `get` reads, and no other id (the ids reach past every
+/// entity created, and entities lacking `Mark` or `Val` hold `Other`).
+fn lookups_find_exactly_the_systems_entities<Cx, S>(data: &Data<'_, Cx, S>)
+where
+    Cx: ecs::ContextDecl,
+    S: ecs::SystemOf<Cx> + ecs::CanReadShared<Cx, Other> + ecs::CanReadShared<Cx, Mark>,
+    Other: ecs::Component<Cx>,
+    Mark: ecs::Component<Cx>,
+{
+    let mut found = 0;
+    for raw in 0..80 {
+        let id = EntityId::from_bits(raw);
+        let item = data.lookup::<(EntityId, &Other, &Mark)>(id);
+        assert_eq!(
+            item.is_some(),
+            data.all_entities().contains(&id),
+            "membership of id {raw}"
+        );
+        if let Some((got, other, mark)) = item {
+            assert_eq!(
+                (got, Some(other), Some(mark)),
+                (id, data.get::<Other>(id), data.get::<Mark>(id))
+            );
+            found += 1;
+        }
+    }
+    assert_eq!(
+        found,
+        data.all_entity_count(),
+        "in subtask {} of {}",
+        data.subtask_index(),
+        data.subtask_count()
+    );
 }
 
 fn check<Cx>(mut ctx: impl std::ops::DerefMut<Target = ecs::Context<Cx>>)

@@ -97,22 +97,21 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // hand out mutable borrows nor borrow components this system writes;
         // other subtasks touch other entities; no concurrent system
         // conflicts; and the storages stay shared-borrowed for `'a`.
-        if let Some(first) = view.set.run_start() {
-            let start = first.0 + view.range.start as u32;
+        // One call site for `f`, so that the compiler inlines it; the branch
+        // on `run` is loop-invariant, and the loop is unswitched on it.
+        let run = view.set.run_start().map(|first| first.0 + view.range.start as u32);
+        for (k, &listed) in ids.iter().enumerate() {
             // The common case of entities created together: ids are one
             // ascending run, so id-indexed columns are walked linearly and
             // the loop can be vectorised.
-            for id in start..start + ids.len() as u32 {
-                // SAFETY: `id` is `ids[k]` by the run invariant; see above.
-                let item = unsafe { Q::fetch(fetch, EntityId(id)) };
-                f(view, item);
-            }
-        } else {
-            for &id in ids {
-                // SAFETY: see above.
-                let item = unsafe { Q::fetch(fetch, id) };
-                f(view, item);
-            }
+            let id = match run {
+                Some(start) => EntityId(start + k as u32),
+                None => listed,
+            };
+            // SAFETY: `id` is `ids[k]` (by the run invariant when `run` is
+            // set); see above.
+            let item = unsafe { Q::fetch(fetch, id) };
+            f(view, item);
         }
     }
 
@@ -246,6 +245,25 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
             // storages stay shared-borrowed for `'a`.
             f(unsafe { Q::fetch(fetch, id) });
         }
+    }
+
+    /// The item of the read-only query `Q` for any entity the system
+    /// processes, in this subtask or another; `None` for other entities.
+    ///
+    /// One membership test covers every component of `Q`, where
+    /// [`get`](Self::get) tests each component's presence: the lookup to use
+    /// for neighbours found through a spatial structure.
+    #[inline]
+    pub fn lookup<Q: SharedQuery<Cx, S>>(&self, id: EntityId) -> Option<Q::Item<'a>> {
+        if !self.set.contains(id) {
+            return None;
+        }
+        // SAFETY: `id` is an entity of the system, so it holds the system's
+        // signature (`Data::new`'s caller), which covers every component `Q`
+        // may name (its trait bounds); `Q` only reads components the system
+        // does not write (`SharedQuery`), which no concurrent system writes
+        // either; the storages stay shared-borrowed for `'a`.
+        Some(unsafe { Q::fetch(Q::init(self.cx.storages()), id) })
     }
 
     /// Component `C` of any entity, if it holds one: only for components the
