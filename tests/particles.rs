@@ -176,6 +176,35 @@ fn a_particle_is_entered_in_the_cells_around_it() {
 }
 
 #[test]
+fn the_grid_lists_each_cells_particles_in_the_order_they_were_entered() {
+    let at = |x: f32, y: f32| Position { x, y };
+    let cell = |p: &Position| {
+        let mut first = None;
+        cells_of(p, &Circle { radius: 0.0 }, |c| {
+            first.get_or_insert(c);
+        });
+        first.unwrap()
+    };
+    let (a, b) = (at(100.0, 60.0), at(500.0, 300.0));
+    let entry = |id, p: &Position| CellEntry { id, cell: cell(p) };
+    let batches = vec![
+        vec![entry(7u32, &a), entry(3, &b)],
+        vec![],
+        vec![entry(1, &a), entry(9, &a), entry(4, &b)],
+    ];
+    let mut grid = Grid::default();
+    for round in 0..2 {
+        grid.clear();
+        grid.fill(&batches);
+        assert_eq!(grid.cell_at(&a), [7, 1, 9], "round {round}");
+        assert_eq!(grid.cell_at(&b), [3, 4], "round {round}");
+        assert_eq!(grid.cell_at(&at(900.0, 800.0)), [0u32; 0], "round {round}");
+    }
+    grid.clear();
+    assert_eq!(grid.cell_at(&a), [0u32; 0], "cleared");
+}
+
+#[test]
 fn contacts_swap_velocities_and_push_apart() {
     let (mut p0, mut v0, c0) = (
         Position { x: 10.0, y: 10.0 },

@@ -154,9 +154,7 @@ impl Simulation for Handwritten {
                             cells_of(p, c, |cell| out.push(CellEntry { id, cell }));
                         }
                     });
-                    for entry in entries.iter().flatten() {
-                        grid.insert(*entry);
-                    }
+                    grid.fill(entries);
 
                     let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
                     contacts.par_iter_mut().enumerate().for_each(|(chunk, out)| {

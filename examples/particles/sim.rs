@@ -139,14 +139,23 @@ pub struct Contact<Id> {
 
 /// The broad-phase grid: for each cell, the particles that overlap it, in
 /// the order the spatial partition entered them.
+///
+/// The cells are packed into one array (`ids`), cell `c` holding
+/// `ids[starts[c]..starts[c + 1]]`: a lookup reads one offset pair and one
+/// short run, instead of a cell `Vec` wherever the allocator put it.
 pub struct Grid<Id> {
-    cells: Vec<Vec<Id>>,
+    starts: Vec<u32>,
+    ids: Vec<Id>,
+    /// Scratch for [`fill`](Self::fill): where each cell's next entry goes.
+    next: Vec<u32>,
 }
 
 impl<Id: Copy> Default for Grid<Id> {
     fn default() -> Self {
         Self {
-            cells: (0..GRID_WIDTH * GRID_HEIGHT).map(|_| Vec::new()).collect(),
+            starts: vec![0; GRID_WIDTH * GRID_HEIGHT + 1],
+            ids: Vec::new(),
+            next: Vec::new(),
         }
     }
 }
@@ -154,19 +163,40 @@ impl<Id: Copy> Default for Grid<Id> {
 impl<Id: Copy> Grid<Id> {
     /// Empties every cell, keeping their memory.
     pub fn clear(&mut self) {
-        self.cells.iter_mut().for_each(Vec::clear);
+        self.starts.fill(0);
+        self.ids.clear();
     }
 
-    /// Enters a particle in a cell.
-    #[inline]
-    pub fn insert(&mut self, entry: CellEntry<Id>) {
-        self.cells[entry.cell as usize].push(entry.id);
+    /// Enters every entry of `batches` in its cell, batch after batch and in
+    /// order within a batch, so that each cell lists its particles in the
+    /// order they were entered; the grid must be empty.
+    pub fn fill(&mut self, batches: &[Vec<CellEntry<Id>>]) {
+        debug_assert!(self.ids.is_empty(), "fill an empty grid");
+        let Some(&filler) = batches.iter().flatten().next() else {
+            return;
+        };
+        for entry in batches.iter().flatten() {
+            self.starts[entry.cell as usize + 1] += 1;
+        }
+        for c in 1..self.starts.len() {
+            self.starts[c] += self.starts[c - 1];
+        }
+        let total = self.starts[self.starts.len() - 1] as usize;
+        self.ids.resize(total, filler.id);
+        self.next.clear();
+        self.next.extend_from_slice(&self.starts[..self.starts.len() - 1]);
+        for entry in batches.iter().flatten() {
+            let slot = &mut self.next[entry.cell as usize];
+            self.ids[*slot as usize] = entry.id;
+            *slot += 1;
+        }
     }
 
     /// The particles in the cell that contains `p`.
     #[inline]
     pub fn cell_at(&self, p: &Position) -> &[Id] {
-        &self.cells[cell_index(cell_coord(p.x, GRID_WIDTH), cell_coord(p.y, GRID_HEIGHT))]
+        let c = cell_index(cell_coord(p.x, GRID_WIDTH), cell_coord(p.y, GRID_HEIGHT));
+        &self.ids[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 }
 
@@ -532,9 +562,7 @@ macro_rules! particle_context {
             }
 
             fn after(&mut self, outputs: &mut [Vec<CellEntry<::ecs::EntityId>>], _: &f32) {
-                for entry in outputs.iter().flatten() {
-                    self.grid.insert(*entry);
-                }
+                self.grid.fill(outputs);
             }
         }
 
@@ -550,7 +578,7 @@ macro_rules! particle_context {
                         if other >= id {
                             continue;
                         }
-                        let (Some(p1), Some(c1)) = (view.get::<Position>(other), view.get::<Circle>(other)) else {
+                        let Some((p1, c1)) = view.lookup::<(&Position, &Circle)>(other) else {
                             continue;
                         };
                         if let Some(dist) = touching(p0, c0, p1, c1) {
