@@ -5,9 +5,10 @@
 //! - Outer parallelism: `life` and `fade` run beside the chain from
 //!   `acceleration` to `solve_contacts`; `render` waits for both.
 //! - Inner parallelism (when on): every system except `solve_contacts` is
-//!   split into one contiguous chunk per thread, each chunk with its own
-//!   output buffer; outputs are read back in chunk order, so the result does
-//!   not depend on the number of threads.
+//!   split into one contiguous chunk per thread (`collision` into chunks of
+//!   [`COLLISION_BLOCK`] particles, which rayon hands to whichever thread is
+//!   free), each chunk with its own output buffer; outputs are read back in
+//!   chunk order, so the result does not depend on the number of threads.
 //! - Dead particles are swap-removed at the end of the step. A particle's
 //!   index is its id for the grid and the contacts: until the first death
 //!   it is also the id the library gives it, so both versions compute the
@@ -17,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::sim::{
     accelerate, advance, age, cells_of, fade, fan, fan_table, keep_in_bounds, solve, touching, Acceleration, CellEntry,
-    Circle, Color, Contact, Grid, Life, Particle, Position, Simulation, Velocity, Vertex, DT,
+    Circle, Color, Contact, Grid, Life, Particle, Position, Simulation, Velocity, Vertex, COLLISION_BLOCK, DT,
 };
 
 /// The hand-written simulation.
@@ -99,6 +100,11 @@ impl Simulation for Handwritten {
         };
         let len = n.div_ceil(chunks).max(1);
         let count = n.div_ceil(len);
+        let collision_len = if self.inner_parallelism {
+            COLLISION_BLOCK
+        } else {
+            n.max(1)
+        };
         let Self {
             pool,
             position,
@@ -115,7 +121,7 @@ impl Simulation for Handwritten {
             ..
         } = self;
         entries.resize_with(count, Vec::new);
-        contacts.resize_with(count, Vec::new);
+        contacts.resize_with(n.div_ceil(collision_len), Vec::new);
         vertices.resize_with(count, Vec::new);
         deaths.resize_with(count, Vec::new);
         pool.install(|| {
@@ -159,8 +165,8 @@ impl Simulation for Handwritten {
                     let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
                     contacts.par_iter_mut().enumerate().for_each(|(chunk, out)| {
                         out.clear();
-                        let start = chunk * len;
-                        let end = (start + len).min(n);
+                        let start = chunk * collision_len;
+                        let end = (start + collision_len).min(n);
                         for i in start..end {
                             let (p0, c0) = (&position_ref[i], &circle_ref[i]);
                             for &other in grid_ref.cell_at(p0) {

@@ -31,6 +31,15 @@ pub const MAX_STEPS: usize = 625;
 /// Cells a particle is entered in at most: 3 on each axis, since its
 /// diameter is below a cell's side.
 pub const MAX_CELLS_PER_PARTICLE: usize = 9;
+/// Particles per subtask of `collision`, with inner parallelism.
+///
+/// An entity tests only the neighbours with smaller ids, so the work per
+/// entity grows with its id: split in one half per core, the high half does
+/// about three times the narrow phase of the low one and its thread leaves
+/// the other idle. Blocks of this size, taken by whichever thread is free,
+/// even that out. The declaration's `split_every(8_192)` must say the same
+/// (a test checks it).
+pub const COLLISION_BLOCK: usize = 8_192;
 /// Triangles of the fan that draws one particle.
 pub const FAN_TRIANGLES: usize = 5;
 /// Vertices the render system builds per particle.
@@ -509,7 +518,8 @@ macro_rules! particle_context {
                     }
                     collision: Collision {
                         read: [Position, Circle], after: [spatial_partition],
-                        parallelism: split_evenly_per_core, output: Vec<Contact<::ecs::EntityId>>
+                        // COLLISION_BLOCK: see there why not per core.
+                        parallelism: split_every(8_192), output: Vec<Contact<::ecs::EntityId>>
                     }
                     solve_contacts: SolveContacts {
                         read: [Circle], write: [Position, Velocity], after: [collision], parallelism: none
