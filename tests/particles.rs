@@ -150,8 +150,15 @@ fn collision_runs_in_blocks_and_keeps_the_contact_order() {
         serial.step();
         parallel.step();
         let blocks = parallel.ctx.outputs::<Collision>();
-        assert_eq!(blocks.len(), count.div_ceil(COLLISION_BLOCK), "the declaration splits by COLLISION_BLOCK");
-        assert!(blocks.iter().all(|b| !b.is_empty()), "step {step}: every block finds contacts");
+        assert_eq!(
+            blocks.len(),
+            count.div_ceil(COLLISION_BLOCK),
+            "the declaration splits by COLLISION_BLOCK"
+        );
+        assert!(
+            blocks.iter().all(|b| !b.is_empty()),
+            "step {step}: every block finds contacts"
+        );
         let contacts: Vec<_> = blocks.iter().flatten().copied().collect();
         assert_eq!(contacts, serial.ctx.outputs::<Collision>().concat(), "step {step}");
         assert_same(&serial.particles(), &parallel.particles(), &format!("step {step}"));
