@@ -305,7 +305,7 @@ macro_rules! model_context {
                             .iter()
                             .zip(&model)
                             .filter(|(_, m)| m.alive && sig.iter().all(|&c| m.comps[c].is_some()))
-                            .map(|(h, _)| h.id().to_bits())
+                            .map(|(h, _)| ctx.id_of(*h).expect("alive").to_bits())
                             .collect();
                         prop_assert_eq!(subscribers(&ctx, s), want, "subscribers of system {}", s);
                     }

@@ -83,6 +83,7 @@ where
     Val: ecs::Component<Cx>,
     Other: ecs::Component<Cx>,
     Mark: ecs::Component<Cx>,
+    Bump: ecs::SystemOf<Cx>,
 {
     let es = ctx.step(|p| {
         (0..40u32)
@@ -115,17 +116,40 @@ where
             p.kill(e);
         }
     });
-    // Reclaimed ids are reused; their old values are gone.
+    // Reclaiming the first 20 packed the ids: the other 20 hold ids 0..20,
+    // their values and subscriptions moved with them.
+    let survivors = &es[20..];
+    ctx.step(|p| {
+        let mut ids: Vec<u32> = survivors.iter().map(|&e| p.id_of(e).unwrap().to_bits()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..20).collect::<Vec<_>>());
+        for (i, &e) in es.iter().enumerate().skip(20) {
+            let i = i as u32;
+            assert_eq!(p.get::<Other>(e), Some(&Other(i)), "entity {i}");
+            assert_eq!(p.has::<Mark>(e), i % 2 == 0, "entity {i}");
+            let val = if i % 2 == 0 { vec![i, i] } else { vec![i] };
+            assert_eq!(p.get::<Val>(e), Some(&Val(val)), "entity {i}");
+        }
+    });
+    let mut subscribed: Vec<EntityId> = ctx.subscribers::<Bump>().to_vec();
+    subscribed.sort_unstable();
+    let mut want: Vec<EntityId> = survivors.iter().step_by(2).map(|&e| ctx.id_of(e).unwrap()).collect();
+    want.sort_unstable();
+    assert_eq!(subscribed, want, "the even survivors hold Mark");
+    // Reclaimed slots are reused; their old values are gone.
     ctx.step(|p| {
         for i in 0..20 {
             let e = p.create().unwrap();
-            assert!(es[..20].iter().any(|old| old.id() == e.id()));
+            assert!(es[..20].iter().any(|old| old.slot() == e.slot()));
             assert_eq!(p.get::<Val>(e), None);
             assert!(!p.has::<Mark>(e));
             let _ = i;
         }
         assert_eq!(p.get::<Val>(es[30]), Some(&Val(vec![30, 30])));
     });
+    // The system runs over the moved entities (its lookups check each one).
+    ctx.step(|p| p.run_all(&()));
+    ctx.step(|p| assert_eq!(p.get::<Val>(es[30]), Some(&Val(vec![30, 30, 30]))));
 }
 
 storage_case!(contiguous_fixed, fixed(64), { Val, Other: contiguous; });

@@ -108,6 +108,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.entities.is_alive(e)
     }
 
+    /// The id of a live entity until the next refresh: the id that
+    /// [`subscribers`](Self::subscribers) and systems see.
+    pub fn id_of(&self, e: Entity) -> Option<EntityId> {
+        self.entities.id_of(e)
+    }
+
     /// A plain-text summary of the declaration: settings, components with
     /// their storages, systems with their access and dependencies, and the
     /// dependency graph as levels and independent chains.
@@ -184,30 +190,34 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    /// Stores `value` for a live (or dying) id and records it in its bitset.
-    pub(crate) fn insert_component<C: Component<Cx>>(&mut self, id: EntityId, value: C) -> Option<C> {
+    /// Stores `value` for the live entity of `slot`, whose id is `id`, and
+    /// records it in its bitset.
+    #[inline]
+    pub(crate) fn insert_component<C: Component<Cx>>(&mut self, (slot, id): (u32, EntityId), value: C) -> Option<C> {
         // Insert first, then set the bit: if `insert` panics, the bitset still
         // claims nothing the storage lacks.
         let old = C::column_mut(&mut self.storages).insert(id, value);
         if old.is_none() {
-            self.entities.set_bit(id, C::INDEX, true);
+            self.entities.set_bit(slot, C::INDEX, true);
         }
         old
     }
 
-    /// Removes `C` of an id, clearing its bit first.
-    pub(crate) fn remove_component<C: Component<Cx>>(&mut self, id: EntityId) -> Option<C> {
-        if !self.entities.bits(id).contains(C::INDEX) {
+    /// Removes `C` of the live entity of `slot`, whose id is `id`, clearing
+    /// its bit first.
+    #[inline]
+    pub(crate) fn remove_component<C: Component<Cx>>(&mut self, (slot, id): (u32, EntityId)) -> Option<C> {
+        if !self.entities.bits(slot).contains(C::INDEX) {
             return None;
         }
-        self.entities.set_bit(id, C::INDEX, false);
+        self.entities.set_bit(slot, C::INDEX, false);
         C::column_mut(&mut self.storages).remove(id)
     }
 
     /// Matches the entities created or changed since the last matching to
-    /// systems: afterwards, system `i` processes exactly the ids that are not
-    /// free and whose bitset contains `SIGNATURES[i]`, and the subscriber
-    /// sets have no holes left.
+    /// systems: afterwards, system `i` processes exactly the entities that
+    /// are not reclaimed and whose bitset contains `SIGNATURES[i]`, and the
+    /// subscriber sets have no holes left.
     #[inline]
     fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
         if self.entities.has_dirty() {
@@ -219,9 +229,9 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(never)]
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
         let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
-        self.entities.drain_dirty(|handle, life, bits| {
+        self.entities.drain_dirty(|handle, id, life, bits| {
             let want = |i: usize| life != Life::Free && bits.contains_all(&Cx::SIGNATURES[i]);
-            subscriptions.update::<Cx>(systems, handle.id, want, |i, subscribed| {
+            subscriptions.update::<Cx>(systems, id, want, |i, subscribed| {
                 if collect {
                     events.push(if subscribed {
                         Event::Subscribe(i, handle)
@@ -391,27 +401,40 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
         if self.entities.has_dying() {
             let dying = self.entities.take_dying();
-            for &raw in &dying {
-                let id = EntityId(raw);
-                let handle = Entity {
-                    id,
-                    generation: self.entities.generation(raw),
-                };
+            for &slot in &dying {
+                let (handle, id) = self.entities.entity_at(slot);
                 self.subscriptions.remove::<Cx>(&mut self.systems, id, |i| {
                     if collect {
                         fired.push(Event::Unsubscribe(i, handle));
                     }
                 });
-                let bits = self.entities.clear_bits(id);
+                let bits = self.entities.clear_bits(slot);
                 bits.for_each(|c| Cx::remove_component(&mut self.storages, c, id));
-                self.entities.free_id(raw);
+                self.entities.free_slot(slot);
                 if collect {
                     fired.push(Event::Reclaim(handle));
                 }
             }
             self.entities.restore_dying_buffer(dying);
         }
+        let packing = self.entities.has_holes();
+        if packing {
+            // The entities with the highest ids move into the ids the
+            // reclaimed ones left: values and subscriptions follow, handles
+            // stay valid, and the ids stay packed.
+            let (storages, systems, subscriptions) = (&mut self.storages, &mut self.systems, &mut self.subscriptions);
+            self.entities.pack(|from, to, bits| {
+                bits.for_each(|c| Cx::relocate_component(storages, c, from, to));
+                subscriptions.relocate::<Cx>(systems, from, to);
+            });
+        }
         self.match_dirty(&mut fired, collect);
+        if packing {
+            // Moves put entities out of id order; a set holding every entity
+            // becomes one ascending run again, which systems walk linearly.
+            let ids = self.entities.id_bound();
+            self.subscriptions.restore_runs::<Cx>(&mut self.systems, ids);
+        }
         for e in fired {
             events.fire(e);
         }

@@ -49,7 +49,8 @@ pub struct SystemInfo {
 ///   that one of them writes;
 /// - `TOPOLOGICAL` lists every system once, each after its dependencies;
 /// - `remove_component(s, i, id)` removes the value of component `i` (the one
-///   whose [`Component::INDEX`] is `i`) and nothing else;
+///   whose [`Component::INDEX`] is `i`) and nothing else, and
+///   `relocate_component(s, i, from, to)` moves it and touches nothing else;
 /// - `slot_core(s, i)` returns the slot of system `i`.
 pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// The component bitset type, wide enough for every component.
@@ -87,6 +88,9 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     fn new_systems(states: Self::States) -> Self::Systems;
     /// Removes the value of component `index` for `id`, if any.
     fn remove_component(storages: &mut Self::Storages, index: usize, id: EntityId);
+    /// Moves the value of component `index` from id `from`, if any, to id
+    /// `to`, which holds none.
+    fn relocate_component(storages: &mut Self::Storages, index: usize, from: EntityId, to: EntityId);
     /// The type-erased part of system `index`'s slot.
     fn slot_core(systems: &Self::Systems, index: usize) -> &SlotCore<Self>;
     /// The type-erased part of system `index`'s slot, mutably.

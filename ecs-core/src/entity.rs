@@ -1,24 +1,36 @@
 //! Entity ids, handles and the table of entity metadata.
 //!
-//! An entity is an index (`EntityId`) into per-entity tables. Ids are reused
-//! in O(1) through a free list, so an id alone cannot tell a live entity from
-//! a later one that took its place: a handle ([`Entity`]) pairs the id with the
-//! generation the id had when the handle was made, and the table bumps the
-//! generation every time it reclaims the id. A handle whose generation differs
-//! from the table's is stale and reads as dead.
+//! An entity has two numbers:
+//! - its **id** ([`EntityId`]), the index of its values in every per-entity
+//!   table (columns, subscriber sets). Ids stay packed: after each refresh
+//!   the live entities hold exactly the ids `0..n`, because reclaiming an
+//!   entity moves the entity with the highest id into the hole it leaves
+//!   (the `swap_remove` of a hand-written `Vec`). So an id is valid for one
+//!   step: systems and the step proxy use ids, and the next refresh may
+//!   give the entity another;
+//! - its **slot**, which the entity keeps all its life, and which a handle
+//!   ([`Entity`]) names together with the slot's generation. Slots are
+//!   reused in O(1) through a free list (lowest first), so a handle also
+//!   holds the generation the slot had when the handle was made; the table
+//!   bumps the generation every time it reclaims the slot, and a handle
+//!   whose generation differs from the table's is stale and reads as dead.
 //!
-//! Generations are `u32` and wrap: after 2^32 reclamations of the same id a
-//! very old handle would match again. At one reclamation of one id per
-//! microsecond that takes over an hour of doing nothing else; we accept it, as
-//! hecs and bevy_ecs do.
+//! Generations have 31 bits and wrap: after 2^31 reclamations of the same
+//! slot a very old handle would match again. At one reclamation of one slot
+//! per microsecond that takes over half an hour of doing nothing else; we
+//! accept it, as hecs and bevy_ecs do. (The 32nd bit marks a killed entity,
+//! and ids and slots stay below 2^31 - 1, so that an entity's metadata fits
+//! in 16 bytes.)
 
 use crate::bitset::ComponentSet;
 use crate::error::EntityLimit;
 
-/// The index of an entity in the context's tables.
+/// The index of an entity in the context's tables, valid until the next
+/// refresh.
 ///
 /// Systems see entities as ids: inside a system every id it iterates is alive.
-/// To keep an entity across steps, keep its [`Entity`] handle instead.
+/// A refresh that reclaims entities moves others into the ids they leave, so
+/// to keep an entity across steps, keep its [`Entity`] handle instead.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct EntityId(pub(crate) u32);
 
@@ -43,30 +55,34 @@ impl EntityId {
     }
 }
 
-/// A handle to an entity: its id and the generation the id had when the handle
-/// was made. Once the entity is reclaimed the handle reads as dead, even after
-/// the id is reused.
+/// A handle to an entity: its slot and the generation the slot had when the
+/// handle was made. It stays valid while the entity lives, whichever id the
+/// entity has; once the entity is reclaimed the handle reads as dead, even
+/// after the slot is reused.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Entity {
-    pub(crate) id: EntityId,
+    pub(crate) slot: u32,
     pub(crate) generation: u32,
 }
 
 impl Entity {
-    /// The entity's id.
+    /// The entity's slot: no two live entities share one, and an entity keeps
+    /// its slot all its life. A reclaimed entity's slot is given to a later
+    /// entity, the lowest free slot first. (To reach the entity's values
+    /// inside a step, ask the step proxy for its [`EntityId`].)
     #[inline]
-    pub fn id(self) -> EntityId {
-        self.id
+    pub fn slot(self) -> u32 {
+        self.slot
     }
 
-    /// The generation of the id this handle refers to.
+    /// The generation of the slot this handle refers to.
     #[inline]
     pub fn generation(self) -> u32 {
         self.generation
     }
 }
 
-/// The life-cycle state of an id.
+/// The life-cycle state of a slot.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Life {
     /// On the free list.
@@ -77,32 +93,100 @@ pub(crate) enum Life {
     Dying,
 }
 
+/// Bit 31 of [`Meta::tag`]: the entity is killed (dying).
+const DYING: u32 = 1 << 31;
+/// Bit 31 of [`Meta::place`]: the entity is on the `dirty` list.
+const DIRTY: u32 = 1 << 31;
+/// The id part of [`Meta::place`] of a free slot; ids stay below it.
+const NO_ID: u32 = DIRTY - 1;
+
+/// What the table knows of one slot, in 16 bytes (for one bitset word): the
+/// flags live in the top bits of the generation and the id.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Meta<B> {
-    /// Bumped each time the id is reclaimed.
-    pub(crate) generation: u32,
-    pub(crate) life: Life,
-    /// On the `dirty` list: its components changed since the last matching.
-    pub(crate) dirty: bool,
+    /// The generation (bumped each time the slot is reclaimed) in bits 0-30;
+    /// [`DYING`] when the entity is killed. A handle holds the generation
+    /// alone, so a killed entity's handles stop matching at once.
+    tag: u32,
+    /// The entity's id in bits 0-30, [`NO_ID`] while the slot is free;
+    /// [`DIRTY`] while the slot is on the `dirty` list (its components
+    /// changed since the last matching).
+    place: u32,
     /// The components the entity holds: bit `i` is set exactly when the
-    /// storage of component `i` holds a value for this id.
+    /// storage of component `i` holds a value for the entity's id.
     pub(crate) bits: B,
+}
+
+impl<B> Meta<B> {
+    /// An alive entity with id `index`, holding `bits`.
+    #[inline]
+    fn alive(generation: u32, index: u32, dirty: bool, bits: B) -> Self {
+        Self {
+            tag: generation,
+            place: index | if dirty { DIRTY } else { 0 },
+            bits,
+        }
+    }
+
+    #[inline]
+    fn generation(&self) -> u32 {
+        self.tag & !DYING
+    }
+
+    #[inline]
+    fn index(&self) -> u32 {
+        self.place & !DIRTY
+    }
+
+    #[inline]
+    fn dirty(&self) -> bool {
+        self.place & DIRTY != 0
+    }
+
+    #[inline]
+    fn life(&self) -> Life {
+        if self.index() == NO_ID {
+            Life::Free
+        } else if self.tag & DYING != 0 {
+            Life::Dying
+        } else {
+            Life::Alive
+        }
+    }
+
+    /// The id of the entity a handle with `generation` refers to, if that
+    /// entity is alive.
+    #[inline]
+    fn alive_id(&self, generation: u32) -> Option<u32> {
+        // A killed entity's tag has `DYING` set, which no handle has; a
+        // free slot's generation moved on, unless a handle 2^31
+        // reclamations old wraps onto it, which `NO_ID` still catches.
+        (self.tag == generation && self.index() != NO_ID).then_some(self.index())
+    }
 }
 
 /// The table of entity metadata.
 ///
 /// Invariants:
-/// - `meta.len()` ids have been handed out at least once; an id is on `free`
-///   exactly when its `life` is `Free`, and then its `bits` are empty;
-/// - an id is on `dying` exactly when its `life` is `Dying`;
-/// - an id is on `dirty` exactly when its `dirty` flag is set, and no id is
+/// - `meta.len()` slots have been handed out at least once; a slot is on
+///   `free` exactly when its `life` is `Free`, and then its `bits` are
+///   empty;
+/// - `slot_of[i]` is the slot of the entity with id `i`, for every `i` below
+///   `slot_of.len()`, and the id in `meta[slot_of[i]]` is `i`: the slots that are
+///   not free and the ids `0..slot_of.len()` correspond one to one, except
+///   that an id on `holes` belongs to no entity (its slot was freed) until
+///   [`pack`](Self::pack) fills it;
+/// - a slot is on `dying` exactly when its `life` is `Dying`;
+/// - a slot is on `dirty` exactly when its `dirty` flag is set, and none is
 ///   when `matched` is false;
-/// - with a fixed limit, `meta` was allocated once with room for the limit and
-///   never grows past it.
+/// - with a fixed limit, `meta` and `slot_of` were allocated once with room
+///   for the limit and never grow past it.
 pub struct Entities<B> {
     meta: Vec<Meta<B>>,
+    slot_of: Vec<u32>,
     free: Vec<u32>,
     free_unsorted: bool,
+    holes: Vec<u32>,
     dying: Vec<u32>,
     dirty: Vec<u32>,
     /// Whether changes are queued for matching at all: not in a context
@@ -116,14 +200,17 @@ impl<B: ComponentSet> Entities<B> {
     /// An empty table for the given limit.
     pub fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
+        let fixed = limit.is_fixed();
         Self {
             meta: Vec::with_capacity(cap),
-            free: Vec::with_capacity(if limit.is_fixed() { cap } else { 0 }),
+            slot_of: Vec::with_capacity(cap),
+            free: Vec::with_capacity(if fixed { cap } else { 0 }),
             free_unsorted: false,
+            holes: Vec::new(),
             dying: Vec::new(),
-            // A fixed context's ids are all known: no regrowth while a wave
-            // of new entities is queued for matching.
-            dirty: Vec::with_capacity(if limit.is_fixed() { cap } else { 0 }),
+            // A fixed context's entities are all known: no regrowth while a
+            // wave of new entities is queued for matching.
+            dirty: Vec::with_capacity(if fixed { cap } else { 0 }),
             matched: true,
             alive: 0,
             limit,
@@ -144,10 +231,11 @@ impl<B: ComponentSet> Entities<B> {
         self.alive
     }
 
-    /// Number of ids ever handed out; every id is below it.
+    /// Number of ids in use (live and killed entities, and holes waiting to
+    /// be packed); every entity's id is below it.
     #[inline]
     pub fn id_bound(&self) -> usize {
-        self.meta.len()
+        self.slot_of.len()
     }
 
     /// The entity limit.
@@ -155,30 +243,29 @@ impl<B: ComponentSet> Entities<B> {
         self.limit
     }
 
-    /// Takes the lowest free id, or a fresh one, and marks it alive and
-    /// dirty.
+    /// Takes the lowest free slot, or a fresh one, and the next id, and
+    /// marks the entity alive and dirty.
     #[inline]
     pub(crate) fn create(&mut self) -> Option<Entity> {
         self.create_with(&B::default(), |_| {})
     }
 
-    /// Takes the lowest free id, or a fresh one; calls `store` with it, which
-    /// stores the values of the components of `bits`; then marks the id
-    /// alive and dirty, holding `bits`. `None` (and `store` is not called)
-    /// when a fixed table is full or the ids are exhausted.
+    /// Takes the lowest free slot, or a fresh one, and the next id (ids are
+    /// packed, so that is [`id_bound`](Self::id_bound)); calls `store` with
+    /// the id, which stores the values of the components of `bits`; then
+    /// marks the entity alive and dirty, holding `bits`. `None` (and `store`
+    /// is not called) when a fixed table is full or the slots are exhausted.
     ///
     /// The bitset is written after the values are stored, so that it never
-    /// claims a value that is missing, even if `store` panics: the id then
-    /// stays free (or unissued), and a value stored before the panic stays in
-    /// its column, unclaimed, until the id's next holder is given that
-    /// component (`Column::insert_new` replaces it) or the column is dropped.
+    /// claims a value that is missing, even if `store` panics: the slot then
+    /// stays free (or unissued) and the id unused, and a value stored before
+    /// the panic stays in its column, unclaimed, until the id's next holder
+    /// is given that component (`Column::insert_new` replaces it) or the
+    /// column is dropped.
     ///
-    /// Lowest first keeps ids compact, and gives entities created together
-    /// ascending ids, which systems then walk forwards through id-indexed
-    /// columns. The free list is sorted (descending) lazily, at the first
-    /// creation after ids were freed; it is sorted but for the ids freed
-    /// since, so the stable sort, which merges runs, costs little more than
-    /// a pass.
+    /// The free list is sorted (descending) lazily, at the first creation
+    /// after slots were freed; it is sorted but for the slots freed since, so
+    /// the stable sort, which merges runs, costs little more than a pass.
     #[inline]
     pub(crate) fn create_with(&mut self, bits: &B, store: impl FnOnce(EntityId)) -> Option<Entity> {
         if self.free_unsorted {
@@ -186,87 +273,84 @@ impl<B: ComponentSet> Entities<B> {
             self.free_unsorted = false;
         }
         let reuse = self.free.last().copied();
-        let id = match reuse {
-            Some(id) => id,
+        let slot = match reuse {
+            Some(slot) => slot,
             None if self.meta.len() < self.id_limit() => self.meta.len() as u32,
             None => return None,
         };
+        // Fewer ids are in use than slots handed out, below `id_limit`.
+        let index = self.slot_of.len() as u32;
         // One call site, so that `store` is inlined.
-        store(EntityId(id));
+        store(EntityId(index));
         let generation = if reuse.is_some() {
             self.free.pop();
-            let meta = &mut self.meta[id as usize];
-            meta.life = Life::Alive;
-            meta.bits = *bits;
-            let generation = meta.generation;
-            self.mark_dirty(id);
-            generation
+            let meta = &mut self.meta[slot as usize];
+            *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
+            meta.generation()
         } else {
-            // Below `id_limit`, so below `u32::MAX`.
-            self.meta.push(Meta {
-                generation: 0,
-                life: Life::Alive,
-                dirty: false,
-                bits: *bits,
-            });
-            self.mark_dirty(id);
+            self.meta.push(Meta::alive(0, index, false, *bits));
             0
         };
+        self.slot_of.push(slot);
+        self.mark_dirty(slot);
         self.alive += 1;
-        Some(Entity {
-            id: EntityId(id),
-            generation,
-        })
+        Some(Entity { slot, generation })
     }
 
-    /// Hands out the `count` ids from [`id_bound`](Self::id_bound) on,
-    /// never handed out before, as alive, dirty entities holding `bits`
-    /// (whose values the caller has stored).
+    /// Records `count` new alive, dirty entities holding `bits` at the ids
+    /// from [`id_bound`](Self::id_bound) on, whose values the caller has
+    /// stored; they take the free slots, lowest first, then fresh ones.
+    /// Returns the handles of those that reused a slot (they come first)
+    /// and the range of fresh slots (generation 0) of the others.
     ///
     /// # Panics
-    /// When fewer than `count` such ids are left (the caller checks
-    /// [`room`](Self::room) first).
-    pub(crate) fn create_fresh(&mut self, count: usize, bits: &B) {
-        let start = self.meta.len();
-        assert!(count <= self.id_limit() - start, "no room for {count} fresh ids");
-        if count == 0 {
-            return;
+    /// When there is room for fewer than `count` entities (the caller
+    /// checks [`room`](Self::room) first).
+    pub(crate) fn create_run(&mut self, count: usize, bits: &B) -> (Vec<Entity>, core::ops::Range<u32>) {
+        assert!(count <= self.room(), "no room for {count} entities");
+        if self.free_unsorted {
+            self.free.sort_by(|a, b| b.cmp(a));
+            self.free_unsorted = false;
         }
-        // Room at once (a fixed table has it already): no regrowth between
-        // the copies below.
-        self.meta.reserve(count);
-        self.meta.push(Meta {
-            generation: 0,
-            life: Life::Alive,
-            dirty: self.matched,
-            bits: *bits,
-        });
-        // Doubling copies of the first entry: `extend_from_within` of a
-        // `Copy` type is a `memcpy`, which writes the entries with wide
-        // stores, where `resize` stored them field by field (a quarter of
-        // `simple_insert`'s time went there).
-        while self.meta.len() < start + count {
-            let copy = (self.meta.len() - start).min(start + count - self.meta.len());
-            self.meta.extend_from_within(start..start + copy);
+        let mut index = self.slot_of.len() as u32;
+        let reused_count = count.min(self.free.len());
+        let mut reused = Vec::with_capacity(reused_count);
+        for _ in 0..reused_count {
+            let slot = self.free.pop().expect("counted");
+            let meta = &mut self.meta[slot as usize];
+            *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
+            reused.push(Entity {
+                slot,
+                generation: meta.generation(),
+            });
+            self.slot_of.push(slot);
+            self.mark_dirty(slot);
+            index += 1;
         }
-        if self.matched {
-            // Below `id_limit`, so every id fits in a `u32`.
-            self.dirty.extend(start as u32..(start + count) as u32);
+        let fresh = count - reused_count;
+        let first = self.meta.len();
+        // Room at once (a fixed table has it already): no regrowth in the
+        // loops below.
+        self.meta.reserve(fresh);
+        self.slot_of.reserve(fresh);
+        let matched = self.matched;
+        self.meta
+            .extend((0..fresh as u32).map(|k| Meta::alive(0, index + k, matched, *bits)));
+        // Below `id_limit` (checked by `room`), so every slot fits in a `u32`.
+        let slots = first as u32..(first + fresh) as u32;
+        self.slot_of.extend(slots.clone());
+        if matched {
+            self.dirty.extend(slots.clone());
         }
         self.alive += count;
+        (reused, slots)
     }
 
-    /// Whether a freed id waits to be reused.
-    #[inline]
-    pub(crate) fn has_free(&self) -> bool {
-        !self.free.is_empty()
-    }
-
-    /// One past the highest id the table may hand out: the fixed limit, or
-    /// `u32::MAX` (which stays unused, so an id plus one always fits).
+    /// One past the highest slot (and id) the table may hand out: the fixed
+    /// limit, or [`NO_ID`] (2^31 - 1, which marks free slots).
     #[inline]
     fn id_limit(&self) -> usize {
-        let ids = u32::MAX as usize;
+        let ids = NO_ID as usize;
         match self.limit {
             EntityLimit::Fixed(n) => n.min(ids),
             EntityLimit::Dynamic { .. } => ids,
@@ -274,16 +358,10 @@ impl<B: ComponentSet> Entities<B> {
     }
 
     /// How many more entities can be created before the next reclamation:
-    /// the free ids plus the ids never handed out.
+    /// the free slots plus the slots never handed out.
     #[inline]
     pub(crate) fn room(&self) -> usize {
-        self.free.len() + self.fresh_room()
-    }
-
-    /// How many ids were never handed out and may be.
-    #[inline]
-    pub(crate) fn fresh_room(&self) -> usize {
-        self.id_limit().saturating_sub(self.meta.len())
+        self.free.len() + self.id_limit().saturating_sub(self.meta.len())
     }
 
     /// Makes room in the tables for `n` more entities without reallocating
@@ -291,77 +369,108 @@ impl<B: ComponentSet> Entities<B> {
     pub(crate) fn reserve(&mut self, n: usize) {
         let fresh = n.saturating_sub(self.free.len());
         self.meta.reserve(fresh);
+        self.slot_of.reserve(n);
         self.dirty.reserve(n);
     }
 
+    /// The slot of a handle that is alive, and its entity's id.
     #[inline]
-    fn meta_of(&self, id: EntityId) -> Option<&Meta<B>> {
-        self.meta.get(id.index())
+    pub(crate) fn resolve(&self, e: Entity) -> Option<(u32, EntityId)> {
+        let id = self.meta.get(e.slot as usize)?.alive_id(e.generation)?;
+        Some((e.slot, EntityId(id)))
     }
 
-    /// Whether the handle refers to the entity its id holds now, and that
+    /// Whether the handle refers to the entity its slot holds now, and that
     /// entity is alive (not killed).
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
-        matches!(self.meta_of(e.id), Some(m) if m.generation == e.generation && m.life == Life::Alive)
+        self.resolve(e).is_some()
+    }
+
+    /// The id of a live entity, valid until the next refresh.
+    #[inline]
+    pub fn id_of(&self, e: Entity) -> Option<EntityId> {
+        self.resolve(e).map(|(_, id)| id)
+    }
+
+    /// The slot of the entity with this id (live, killed, or a hole).
+    #[inline]
+    fn slot_at(&self, id: EntityId) -> Option<u32> {
+        self.slot_of.get(id.index()).copied()
     }
 
     /// Whether the id holds a live entity.
     #[inline]
     pub fn is_id_alive(&self, id: EntityId) -> bool {
-        matches!(self.meta_of(id), Some(m) if m.life == Life::Alive)
+        self.handle(id).is_some()
     }
 
     /// The handle of the entity the id holds now, if alive.
+    #[inline]
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
-        let m = self.meta_of(id)?;
-        (m.life == Life::Alive).then_some(Entity {
-            id,
-            generation: m.generation,
+        let slot = self.slot_at(id)?;
+        let m = &self.meta[slot as usize];
+        (m.life() == Life::Alive && m.index() == id.0).then_some(Entity {
+            slot,
+            generation: m.generation(),
         })
     }
 
-    /// The component bitset of an id that is not free.
+    /// The component bitset of a slot that is not free.
     #[inline]
-    pub(crate) fn bits(&self, id: EntityId) -> &B {
-        &self.meta[id.index()].bits
+    pub(crate) fn bits(&self, slot: u32) -> &B {
+        &self.meta[slot as usize].bits
     }
 
-    /// Records that the entity now holds (or no longer holds) component `bit`
-    /// and queues it for matching.
-    pub(crate) fn set_bit(&mut self, id: EntityId, bit: usize, present: bool) {
-        let meta = &mut self.meta[id.index()];
+    /// Records that the entity of a slot now holds (or no longer holds)
+    /// component `bit` and queues it for matching.
+    #[inline]
+    pub(crate) fn set_bit(&mut self, slot: u32, bit: usize, present: bool) {
+        let meta = &mut self.meta[slot as usize];
         if present {
             meta.bits.insert(bit);
         } else {
             meta.bits.remove(bit);
         }
-        self.mark_dirty(id.0);
+        self.mark_dirty(slot);
     }
 
     #[inline]
-    fn mark_dirty(&mut self, id: u32) {
-        let meta = &mut self.meta[id as usize];
-        if !meta.dirty && self.matched {
-            meta.dirty = true;
-            self.dirty.push(id);
+    fn mark_dirty(&mut self, slot: u32) {
+        let meta = &mut self.meta[slot as usize];
+        if !meta.dirty() && self.matched {
+            meta.place |= DIRTY;
+            self.dirty.push(slot);
         }
     }
 
-    /// Marks a live entity as killed; returns whether it was alive.
-    pub(crate) fn kill_id(&mut self, id: EntityId) -> bool {
-        match self.meta.get_mut(id.index()) {
-            Some(m) if m.life == Life::Alive => {
-                m.life = Life::Dying;
+    /// Marks the live entity of a slot as killed; returns whether it was
+    /// alive.
+    fn kill_slot(&mut self, slot: u32) -> bool {
+        match self.meta.get_mut(slot as usize) {
+            Some(m) if m.life() == Life::Alive => {
+                m.tag |= DYING;
                 self.alive -= 1;
-                self.dying.push(id.0);
+                self.dying.push(slot);
                 true
             }
             _ => false,
         }
     }
 
-    /// Takes the list of killed entities, leaving it empty.
+    /// Kills the entity of a live handle; returns whether it was alive.
+    #[inline]
+    pub(crate) fn kill(&mut self, e: Entity) -> bool {
+        self.resolve(e).is_some_and(|(slot, _)| self.kill_slot(slot))
+    }
+
+    /// Kills the live entity with this id (valid since the last refresh);
+    /// returns whether it was alive.
+    pub(crate) fn kill_id(&mut self, id: EntityId) -> bool {
+        self.handle(id).is_some_and(|e| self.kill_slot(e.slot))
+    }
+
+    /// Takes the list of killed entities' slots, leaving it empty.
     pub(crate) fn take_dying(&mut self) -> Vec<u32> {
         core::mem::take(&mut self.dying)
     }
@@ -374,35 +483,88 @@ impl<B: ComponentSet> Entities<B> {
         }
     }
 
-    /// Frees a dying id whose components were all removed: bumps the
-    /// generation so handles read dead, and puts the id on the free list.
-    pub(crate) fn free_id(&mut self, id: u32) {
-        let meta = &mut self.meta[id as usize];
-        debug_assert_eq!(meta.life, Life::Dying);
+    /// The handle and id of the entity of a slot that is not free.
+    #[inline]
+    pub(crate) fn entity_at(&self, slot: u32) -> (Entity, EntityId) {
+        let m = &self.meta[slot as usize];
+        (
+            Entity {
+                slot,
+                generation: m.generation(),
+            },
+            EntityId(m.index()),
+        )
+    }
+
+    /// Frees the slot of a dying entity whose components were all removed:
+    /// bumps the generation so handles read dead, puts the slot on the free
+    /// list, and leaves its id a hole for [`pack`](Self::pack).
+    pub(crate) fn free_slot(&mut self, slot: u32) {
+        let meta = &mut self.meta[slot as usize];
+        debug_assert_eq!(meta.life(), Life::Dying);
         debug_assert!(meta.bits == B::default());
-        meta.life = Life::Free;
-        meta.generation = meta.generation.wrapping_add(1);
-        self.free.push(id);
+        self.holes.push(meta.index());
+        meta.tag = meta.generation().wrapping_add(1) & !DYING;
+        meta.place = NO_ID | (meta.place & DIRTY);
+        self.free.push(slot);
         self.free_unsorted = true;
     }
 
-    /// Calls `f` with the handle, life and bitset of every entity queued
+    /// Whether freed ids wait to be filled by [`pack`](Self::pack).
+    #[inline]
+    pub(crate) fn has_holes(&self) -> bool {
+        !self.holes.is_empty()
+    }
+
+    /// Fills every hole that freeing slots left, so that the entities hold
+    /// the ids `0..n` again: from the highest hole down, the entity with the
+    /// highest id moves into the hole (`relocate(from, to, bits)` must move
+    /// its values and subscriptions), or the hole is dropped when it is the
+    /// highest id. That is the order of a hand-written `swap_remove` of the
+    /// dead from the back.
+    pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
+        let mut holes = core::mem::take(&mut self.holes);
+        holes.sort_unstable_by(|a, b| b.cmp(a));
+        for &hole in &holes {
+            // Every hole above this one is gone, so the last id holds an
+            // entity (or is this hole).
+            let last = self.slot_of.len() as u32 - 1;
+            if hole != last {
+                let slot = self.slot_of[last as usize];
+                relocate(EntityId(last), EntityId(hole), &self.meta[slot as usize].bits);
+                self.slot_of[hole as usize] = slot;
+                let meta = &mut self.meta[slot as usize];
+                meta.place = hole | (meta.place & DIRTY);
+            }
+            self.slot_of.pop();
+        }
+        holes.clear();
+        self.holes = holes;
+    }
+
+    /// Calls `f` with the handle, id, life and bitset of every entity queued
     /// for matching, in the order they were queued, then empties the queue.
+    /// Entities reclaimed since they were queued are skipped (reclamation
+    /// already removed them from every system).
     ///
     /// Each entity's flag is cleared before `f` sees it, and the queue is
     /// emptied only at the end: if `f` panics, the queue keeps every entity
     /// (some perhaps queued twice, which matching does not mind), so none
     /// misses the next matching.
     #[inline]
-    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, Life, &B)) {
-        for &id in &self.dirty {
-            let meta = &mut self.meta[id as usize];
-            meta.dirty = false;
+    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, EntityId, Life, &B)) {
+        for &slot in &self.dirty {
+            let meta = &mut self.meta[slot as usize];
+            meta.place &= !DIRTY;
+            let life = meta.life();
+            if life == Life::Free {
+                continue;
+            }
             let e = Entity {
-                id: EntityId(id),
-                generation: meta.generation,
+                slot,
+                generation: meta.generation(),
             };
-            f(e, meta.life, &meta.bits);
+            f(e, EntityId(meta.index()), life, &meta.bits);
         }
         self.dirty.clear();
     }
@@ -419,21 +581,16 @@ impl<B: ComponentSet> Entities<B> {
         !self.dying.is_empty()
     }
 
-    /// The current generation of an id that was handed out.
-    #[inline]
-    pub(crate) fn generation(&self, id: u32) -> u32 {
-        self.meta[id as usize].generation
+    /// Clears the bitset of a slot, returning what it held.
+    pub(crate) fn clear_bits(&mut self, slot: u32) -> B {
+        core::mem::take(&mut self.meta[slot as usize].bits)
     }
 
-    /// Clears the bitset of an id, returning what it held.
-    pub(crate) fn clear_bits(&mut self, id: EntityId) -> B {
-        core::mem::take(&mut self.meta[id.index()].bits)
-    }
-
-    /// Sets the generation of a free id (for tests of wrap-around).
+    /// Sets the generation of a free slot (for tests of wrap-around).
     #[cfg(test)]
-    pub(crate) fn set_generation(&mut self, id: u32, generation: u32) {
-        self.meta[id as usize].generation = generation;
+    pub(crate) fn set_generation(&mut self, slot: u32, generation: u32) {
+        let meta = &mut self.meta[slot as usize];
+        meta.tag = generation | (meta.tag & DYING);
     }
 }
 
@@ -444,11 +601,15 @@ mod tests {
 
     type E = Entities<Bitset<1>>;
 
-    fn reclaim(t: &mut E) {
-        for id in t.take_dying() {
-            t.meta[id as usize].bits.clear();
-            t.free_id(id);
+    /// Reclaims the killed entities and packs the ids, recording each move.
+    fn reclaim(t: &mut E) -> Vec<(u32, u32)> {
+        for slot in t.take_dying() {
+            t.meta[slot as usize].bits.clear();
+            t.free_slot(slot);
         }
+        let mut moves = Vec::new();
+        t.pack(|from, to, _| moves.push((from.0, to.0)));
+        moves
     }
 
     #[test]
@@ -457,41 +618,125 @@ mod tests {
         t.never_match();
         let bits = Bitset::<1>::default();
         let e = t.create().unwrap();
-        t.create_fresh(3, &bits);
-        t.set_bit(e.id, 0, true);
+        t.create_run(3, &bits);
+        t.set_bit(e.slot, 0, true);
         assert!(!t.has_dirty(), "nothing to match, nothing queued");
         assert_eq!(t.alive_count(), 4);
-        assert!(t.bits(e.id).contains(0));
+        assert!(t.bits(e.slot).contains(0));
     }
 
     #[test]
-    fn ids_are_reused_with_new_generation() {
+    fn slots_are_reused_with_new_generation() {
         let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
         let a = t.create().unwrap();
         assert!(t.is_alive(a));
-        assert!(t.kill_id(a.id));
+        assert!(t.kill(a));
         assert!(!t.is_alive(a), "killed reads dead at once");
-        assert!(!t.kill_id(a.id), "second kill is harmless");
+        assert!(!t.kill(a), "second kill is harmless");
         reclaim(&mut t);
         let b = t.create().unwrap();
-        assert_eq!(a.id, b.id);
+        assert_eq!(a.slot, b.slot);
         assert_ne!(a.generation, b.generation);
         assert!(!t.is_alive(a) && t.is_alive(b));
     }
 
     #[test]
-    fn lowest_free_id_comes_first() {
+    fn reclaiming_moves_the_highest_ids_into_the_holes() {
         let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
-        let ids: Vec<_> = (0..10).map(|_| t.create().unwrap().id.0).collect();
-        for id in [7, 2, 9] {
-            t.kill_id(EntityId(id));
+        let es: Vec<Entity> = (0..10).map(|_| t.create().unwrap()).collect();
+        for i in [2, 7, 9] {
+            assert!(t.kill_id(EntityId(i)));
+        }
+        // From the highest hole down: 9 is last (dropped), 8 moves to 7 and
+        // is then the last, which moves to 2: a `swap_remove` from the back.
+        assert_eq!(reclaim(&mut t), [(8, 7), (7, 2)]);
+        assert_eq!(t.id_bound(), 7);
+        let ids: Vec<Option<u32>> = es.iter().map(|&e| t.id_of(e).map(|id| id.0)).collect();
+        let some = |v: u32| Some(v);
+        assert_eq!(
+            ids,
+            [
+                some(0),
+                some(1),
+                None,
+                some(3),
+                some(4),
+                some(5),
+                some(6),
+                None,
+                some(2),
+                None
+            ]
+        );
+        for (k, &e) in es.iter().enumerate() {
+            if let Some(id) = t.id_of(e) {
+                assert_eq!(t.handle(id), Some(e), "entity {k}: the id leads back to the handle");
+            }
+        }
+        assert_eq!(t.handle(EntityId(2)), Some(es[8]));
+        assert_eq!(t.handle(EntityId(7)), None, "past the packed ids");
+    }
+
+    #[test]
+    fn lowest_free_slot_comes_first_and_ids_stay_packed() {
+        let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
+        let es: Vec<Entity> = (0..10).map(|_| t.create().unwrap()).collect();
+        for i in [7, 2, 9] {
+            t.kill(es[i]);
         }
         reclaim(&mut t);
-        t.kill_id(EntityId(4));
+        t.kill(es[4]);
         reclaim(&mut t);
-        let again: Vec<u32> = (0..5).map(|_| t.create().unwrap().id.0).collect();
-        assert_eq!(again, [2, 4, 7, 9, 10], "freed ids in ascending order, then fresh ones");
-        assert_eq!(ids, (0..10).collect::<Vec<_>>());
+        let again: Vec<Entity> = (0..5).map(|_| t.create().unwrap()).collect();
+        let slots: Vec<u32> = again.iter().map(|e| e.slot).collect();
+        assert_eq!(
+            slots,
+            [2, 4, 7, 9, 10],
+            "freed slots in ascending order, then fresh ones"
+        );
+        let ids: Vec<u32> = again.iter().map(|&e| t.id_of(e).unwrap().0).collect();
+        assert_eq!(ids, [6, 7, 8, 9, 10], "new entities take the next ids");
+    }
+
+    #[test]
+    fn a_run_reuses_free_slots_then_takes_fresh_ones() {
+        let mut t = E::new(EntityLimit::Fixed(6));
+        let es: Vec<Entity> = (0..4).map(|_| t.create().unwrap()).collect();
+        t.kill(es[1]);
+        reclaim(&mut t);
+        let bits = Bitset::<1>::default();
+        assert_eq!(t.room(), 3);
+        let (reused, fresh) = t.create_run(3, &bits);
+        assert_eq!(reused, [Entity { slot: 1, generation: 1 }]);
+        assert_eq!(fresh, 4..6);
+        let ids: Vec<u32> = reused
+            .iter()
+            .copied()
+            .chain(fresh.map(|slot| Entity { slot, generation: 0 }))
+            .map(|e| t.id_of(e).unwrap().0)
+            .collect();
+        assert_eq!(ids, [3, 4, 5]);
+        assert_eq!(t.room(), 0);
+        assert_eq!(t.dirty.len(), 6, "every entity queued for matching once");
+    }
+
+    #[test]
+    fn an_entitys_metadata_fits_in_16_bytes() {
+        assert_eq!(core::mem::size_of::<Meta<Bitset<1>>>(), 16);
+        let mut m = Meta::alive(5, 7, false, Bitset::<1>::default());
+        assert_eq!(
+            (m.generation(), m.index(), m.dirty(), m.life()),
+            (5, 7, false, Life::Alive)
+        );
+        m.place |= DIRTY;
+        m.tag |= DYING;
+        assert_eq!(
+            (m.generation(), m.index(), m.dirty(), m.life()),
+            (5, 7, true, Life::Dying)
+        );
+        assert_eq!(m.alive_id(5), None, "a killed entity's handles read dead");
+        m.place = NO_ID | DIRTY;
+        assert_eq!(m.life(), Life::Free);
     }
 
     #[test]
@@ -500,23 +745,24 @@ mod tests {
         let a = t.create().unwrap();
         let _b = t.create().unwrap();
         assert!(t.create().is_none());
-        t.kill_id(a.id);
-        assert!(t.create().is_none(), "killed ids come back only after reclamation");
+        t.kill(a);
+        assert!(t.create().is_none(), "killed entities make room only after reclamation");
         reclaim(&mut t);
         assert!(t.create().is_some());
         assert_eq!(t.meta.capacity(), 2, "fixed tables never grow");
+        assert_eq!(t.slot_of.capacity(), 2, "fixed tables never grow");
     }
 
     #[test]
     fn generation_wraps_and_stale_handle_stays_dead_until_wrap() {
         let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
         let a = t.create().unwrap();
-        t.kill_id(a.id);
+        t.kill(a);
         reclaim(&mut t);
-        t.set_generation(a.id.0, u32::MAX);
+        t.set_generation(a.slot, DYING - 1);
         let b = t.create().unwrap();
-        assert_eq!(b.generation, u32::MAX);
-        t.kill_id(b.id);
+        assert_eq!(b.generation, DYING - 1);
+        t.kill(b);
         reclaim(&mut t);
         let c = t.create().unwrap();
         assert_eq!(c.generation, 0, "generations wrap to 0");

@@ -63,7 +63,7 @@ impl core::fmt::Display for NoSuchEntity {
         write!(
             f,
             "entity {} (generation {}) is not alive",
-            self.0.id.0, self.0.generation
+            self.0.slot, self.0.generation
         )
     }
 }

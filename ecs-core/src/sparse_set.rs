@@ -174,6 +174,43 @@ impl SparseSet {
         }
     }
 
+    /// Replaces member `from` by `to`, at the same place in the packed
+    /// array; returns whether `from` was a member. `to` must not be one.
+    /// Members may no longer be in ascending order afterwards.
+    pub(crate) fn relocate(&mut self, from: EntityId, to: EntityId) -> bool {
+        let Some(pos) = self.sparse.get(from.index()).copied().filter(|&p| p != ABSENT) else {
+            return false;
+        };
+        debug_assert!(!self.contains(to), "relocated onto a member");
+        if to.index() >= self.sparse.len() {
+            self.grow(to.index());
+        }
+        self.sparse[from.index()] = ABSENT;
+        self.sparse[to.index()] = pos;
+        self.dense[pos as usize] = to;
+        self.ascending = false;
+        true
+    }
+
+    /// When the set holds exactly the ids `0..ids` (`ids` members, all below
+    /// `ids`) but not in ascending order, orders them again: one pass, which
+    /// makes them one run that systems walk linearly.
+    #[inline]
+    pub(crate) fn restore_run(&mut self, ids: usize) {
+        if !self.ascending && self.dense.len() == ids && self.holes.is_empty() {
+            self.rewrite_as_run();
+        }
+    }
+
+    fn rewrite_as_run(&mut self) {
+        debug_assert!(self.dense.iter().all(|id| id.index() < self.dense.len()));
+        for (k, (id, slot)) in self.dense.iter_mut().zip(&mut self.sparse).enumerate() {
+            *id = EntityId(k as u32);
+            *slot = k as u32;
+        }
+        self.ascending = true;
+    }
+
     /// The members, packed.
     #[inline]
     pub fn as_slice(&self) -> &[EntityId] {

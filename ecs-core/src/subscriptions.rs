@@ -126,12 +126,32 @@ impl Subscriptions {
         self.update::<Cx>(systems, id, |_| false, |i, _| removed(i));
     }
 
+    /// Moves the entity with id `from` to id `to` (which no entity holds) in
+    /// every set that holds it, at the same place in the set.
+    pub(crate) fn relocate<Cx: ContextDecl>(&mut self, systems: &mut Cx::Systems, from: EntityId, to: EntityId) {
+        for i in 0..Cx::SYSTEMS.len() {
+            if self.owner[i] == i {
+                Cx::slot_core_mut(systems, i).subscribers.relocate(from, to);
+            }
+        }
+    }
+
     /// Closes the holes removals left in the sets, keeping their order.
     #[inline]
     pub(crate) fn compact<Cx: ContextDecl>(&self, systems: &mut Cx::Systems) {
         for i in 0..Cx::SYSTEMS.len() {
             if self.owner[i] == i {
                 Cx::slot_core_mut(systems, i).subscribers.compact();
+            }
+        }
+    }
+
+    /// Orders by id again each (compacted) set that holds every one of the
+    /// `ids` entities (ids `0..ids`), whatever relocations reordered.
+    pub(crate) fn restore_runs<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, ids: usize) {
+        for i in 0..Cx::SYSTEMS.len() {
+            if self.owner[i] == i {
+                Cx::slot_core_mut(systems, i).subscribers.restore_run(ids);
             }
         }
     }

@@ -9,10 +9,11 @@
 //!   [`COLLISION_BLOCK`] particles, which rayon hands to whichever thread is
 //!   free), each chunk with its own output buffer; outputs are read back in
 //!   chunk order, so the result does not depend on the number of threads.
-//! - Dead particles are swap-removed at the end of the step. A particle's
-//!   index is its id for the grid and the contacts: until the first death
-//!   it is also the id the library gives it, so both versions compute the
-//!   same positions bit for bit.
+//! - Dead particles are swap-removed at the end of the step, from the back.
+//!   A particle's index is its id for the grid and the contacts, and it is
+//!   the id the library gives it, since the library packs ids the same way
+//!   when it reclaims entities: both versions compute the same particles
+//!   bit for bit, to the end of a wave.
 
 use rayon::prelude::*;
 

@@ -31,18 +31,28 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// Kills the entity: it reads dead at once, systems stop seeing it and
     /// its components are dropped at the next refresh. Returns whether it was
     /// alive; killing a dead entity is harmless.
+    #[inline]
     pub fn kill(&mut self, e: Entity) -> bool {
-        self.cx.entities.is_alive(e) && self.cx.entities.kill_id(e.id)
+        self.cx.entities.kill(e)
     }
 
     /// Whether the entity is alive.
+    #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.cx.entities.is_alive(e)
     }
 
     /// The handle of the live entity with this id.
+    #[inline]
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
         self.cx.entities.handle(id)
+    }
+
+    /// The id of a live entity, valid until the next refresh (the id systems
+    /// and [`Context::subscribers`] see).
+    #[inline]
+    pub fn id_of(&self, e: Entity) -> Option<EntityId> {
+        self.cx.entities.id_of(e)
     }
 
     /// Number of live entities.
@@ -59,42 +69,44 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     ///
     /// # Errors
     /// [`NoSuchEntity`] when the entity is dead; `value` is dropped.
+    #[inline]
     pub fn add<C: Component<Cx>>(&mut self, e: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
-        if !self.cx.entities.is_alive(e) {
-            return Err(NoSuchEntity(e));
+        match self.cx.entities.resolve(e) {
+            Some(at) => Ok(self.cx.insert_component(at, value)),
+            None => Err(NoSuchEntity(e)),
         }
-        Ok(self.cx.insert_component(e.id, value))
     }
 
     /// Removes component `C` from the entity and returns it; `None` when the
     /// entity is dead or does not hold `C`.
+    #[inline]
     pub fn remove<C: Component<Cx>>(&mut self, e: Entity) -> Option<C> {
-        if !self.cx.entities.is_alive(e) {
-            return None;
-        }
-        self.cx.remove_component::<C>(e.id)
+        let at = self.cx.entities.resolve(e)?;
+        self.cx.remove_component::<C>(at)
     }
 
     /// Whether the live entity holds component `C`.
+    #[inline]
     pub fn has<C: Component<Cx>>(&self, e: Entity) -> bool {
-        self.cx.entities.is_alive(e) && C::column(&self.cx.storages).contains(e.id)
+        self.cx
+            .entities
+            .id_of(e)
+            .is_some_and(|id| C::column(&self.cx.storages).contains(id))
     }
 
     /// Component `C` of the entity; `None` when it is dead or lacks `C`.
+    #[inline]
     pub fn get<C: Component<Cx>>(&self, e: Entity) -> Option<&C> {
-        if !self.cx.entities.is_alive(e) {
-            return None;
-        }
-        C::column(&self.cx.storages).get(e.id)
+        let id = self.cx.entities.id_of(e)?;
+        C::column(&self.cx.storages).get(id)
     }
 
     /// Component `C` of the entity, mutably; `None` when it is dead or lacks
     /// `C`.
+    #[inline]
     pub fn get_mut<C: Component<Cx>>(&mut self, e: Entity) -> Option<&mut C> {
-        if !self.cx.entities.is_alive(e) {
-            return None;
-        }
-        C::column_mut(&mut self.cx.storages).get_mut(e.id)
+        let id = self.cx.entities.id_of(e)?;
+        C::column_mut(&mut self.cx.storages).get_mut(id)
     }
 
     /// Component `C` of an entity known to hold it.
@@ -128,7 +140,7 @@ fn missing<Cx: ContextDecl, C: Component<Cx>>(cx: &Context<Cx>, e: Entity) -> ! 
     if cx.entities.is_alive(e) {
         panic!(
             "entity {} (generation {}) of `{}` has no component `{}`",
-            e.id.0,
+            e.slot,
             e.generation,
             Cx::NAME,
             C::NAME
@@ -136,7 +148,7 @@ fn missing<Cx: ContextDecl, C: Component<Cx>>(cx: &Context<Cx>, e: Entity) -> ! 
     } else {
         panic!(
             "entity {} (generation {}) of `{}` is not alive (asked for component `{}`)",
-            e.id.0,
+            e.slot,
             e.generation,
             Cx::NAME,
             C::NAME

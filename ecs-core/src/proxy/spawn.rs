@@ -203,13 +203,12 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// their handles in the order of the bundles.
     ///
     /// The faster way to create many entities: room is checked once; the
-    /// new entities take ascending ids (the lowest free ones first, then a
-    /// run of fresh ones), so systems walk their components forwards; the
-    /// fresh run's values go straight into their slots (for storages that
-    /// keep values at fixed places, such as `contiguous`) and its entities
-    /// are recorded at once. The handles come as an iterator that owns them
-    /// (no allocation when no freed id is reused); drop it if they are not
-    /// needed.
+    /// new entities take the next ids, one ascending run, so systems walk
+    /// their components forwards; their values go straight into their slots
+    /// (for storages that keep values at fixed places, such as `contiguous`)
+    /// and the entities are recorded at once. The handles come as an
+    /// iterator that owns them (no allocation when no freed slot is reused);
+    /// drop it if they are not needed.
     ///
     /// ```ignore
     /// // (`ecs-core` cannot run `declare_context!`; tests/spawn.rs runs this.)
@@ -238,9 +237,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// bundles are dropped.
     ///
     /// # Panics
-    /// A panic of the iterator reaches the caller. The entities made from
-    /// freed ids before it stay; none of the fresh run is made, and the
-    /// values its bundles gave so far are dropped (those already written
+    /// A panic of the iterator reaches the caller. No entity is made, and
+    /// the values its bundles gave so far are dropped (those already written
     /// into fixed slots are leaked instead).
     pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Result<Spawned, ContextFull>
     where
@@ -257,29 +255,17 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         }
         cx.entities.reserve(n);
         let bits = B::components();
-        let mut bundles = bundles.take(n);
-        // Freed ids first, lowest first, one at a time. They are all below
-        // the fresh ones.
-        let mut reused = Vec::new();
-        while cx.entities.has_free() {
-            let Some(bundle) = bundles.next() else { break };
-            let storages = &mut cx.storages;
-            match cx.entities.create_with(&bits, |id| bundle.store(storages, id)) {
-                Some(e) => reused.push(e),
-                None => unreachable!("a free id was available"),
-            }
-        }
-        // Then fresh ids, in one run: values straight into their columns,
-        // then every entity recorded at once.
+        // The new entities take the next ids, in one run: values straight
+        // into their columns, then every entity recorded at once.
         let start = cx.entities.id_bound();
-        // `len` is a safe promise: bound the run by the ids left, whatever
-        // the iterator does (it cannot exceed them if it keeps its promise).
-        let count = bundles.len().min(cx.entities.fresh_room());
-        let fresh = B::store_fresh(&mut cx.storages, start..start + count, bundles);
-        cx.entities.create_fresh(fresh, &bits);
+        // `len` is a safe promise: bound the run by the room left, whatever
+        // the iterator does (it cannot exceed it if it keeps its promise).
+        let count = n.min(cx.entities.room());
+        let stored = B::store_fresh(&mut cx.storages, start..start + count, bundles.take(count));
+        let (reused, fresh) = cx.entities.create_run(stored, &bits);
         Ok(Spawned {
             reused: reused.into_iter(),
-            fresh: start as u32..(start + fresh) as u32,
+            fresh,
         })
     }
 }
@@ -287,8 +273,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 /// The handles of the entities a [`Defer::spawn_batch`] created, in the order
 /// of their bundles: an iterator that owns them.
 ///
-/// Ids that were freed and reused are kept in a list; fresh ids, which come
-/// last and all have generation 0, are kept as a range.
+/// Handles of slots that were freed and reused are kept in a list; fresh
+/// slots, which come last and all have generation 0, are kept as a range.
 #[derive(Clone, Debug, Default)]
 pub struct Spawned {
     reused: std::vec::IntoIter<Entity>,
@@ -300,12 +286,9 @@ impl Iterator for Spawned {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
-        self.reused.next().or_else(|| {
-            self.fresh.next().map(|id| Entity {
-                id: EntityId(id),
-                generation: 0,
-            })
-        })
+        self.reused
+            .next()
+            .or_else(|| self.fresh.next().map(|slot| Entity { slot, generation: 0 }))
     }
 
     #[inline]

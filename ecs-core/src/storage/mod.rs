@@ -107,6 +107,18 @@ pub unsafe trait Column: Send + Sync {
     /// Removes and returns the value of `id`, if any.
     fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
 
+    /// Moves the value of `from`, if any, to `to`, which has none: the
+    /// context packs entity ids this way when it reclaims entities.
+    ///
+    /// The default removes the value and inserts it again; storages that
+    /// keep an index of ids may update it in place instead.
+    #[inline]
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        if let Some(value) = self.remove(from) {
+            self.insert_new(to, value);
+        }
+    }
+
     /// Whether `id` has a value.
     fn contains(&self, id: EntityId) -> bool;
 

@@ -91,6 +91,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     let dot_components = inspect::dot(model, true);
     let new_storages = storage::new_storages(model, names);
     let remove_arms = storage::remove_arms(model, names);
+    let relocate_arms = storage::relocate_arms(model, names);
     let (new_slots, core_arms, core_mut_arms) = systems::slot_parts(model, names);
     quote! {
         #(#attrs)*
@@ -167,8 +168,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // (`check_no_cycles`), `ancestors` is its transitive closure and
         // `TOPOLOGICAL` a topological order (`Model::build`); unordered
         // systems have compatible access (`check_no_conflicts`); the
-        // `remove_component` and `slot_core` arms below map each index to its
-        // own component and system.
+        // `remove_component`, `relocate_component` and `slot_core` arms below
+        // map each index to its own component and system.
         unsafe impl ::ecs::__private::ContextDecl for #context {
             type Bits = ::ecs::__private::Bitset<#words>;
             type Storages = #storages;
@@ -200,6 +201,18 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             fn remove_component(storages: &mut #storages, index: usize, id: ::ecs::__private::EntityId) {
                 match index {
                     #(#remove_arms)*
+                    _ => {}
+                }
+            }
+
+            fn relocate_component(
+                storages: &mut #storages,
+                index: usize,
+                from: ::ecs::__private::EntityId,
+                to: ::ecs::__private::EntityId,
+            ) {
+                match index {
+                    #(#relocate_arms)*
                     _ => {}
                 }
             }

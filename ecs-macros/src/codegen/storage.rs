@@ -124,3 +124,23 @@ pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// One arm per component: `i => Column::relocate(column of component i, from, to)`.
+pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+    let context = &names.context;
+    model
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, comp)| {
+            let path = comp.path;
+            quote! {
+                #i => ::ecs::__private::Column::relocate(
+                    <#path as ::ecs::__private::Component<#context>>::column_mut(storages),
+                    from,
+                    to,
+                ),
+            }
+        })
+        .collect()
+}

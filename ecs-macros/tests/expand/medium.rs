@@ -442,6 +442,128 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             _ => {}
         }
     }
+    fn relocate_component(
+        storages: &mut __StressStorages,
+        index: usize,
+        from: ::ecs::__private::EntityId,
+        to: ::ecs::__private::EntityId,
+    ) {
+        match index {
+            0usize => {
+                ::ecs::__private::Column::relocate(
+                    <C0 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            1usize => {
+                ::ecs::__private::Column::relocate(
+                    <C1 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            2usize => {
+                ::ecs::__private::Column::relocate(
+                    <C2 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            3usize => {
+                ::ecs::__private::Column::relocate(
+                    <C3 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            4usize => {
+                ::ecs::__private::Column::relocate(
+                    <C4 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            5usize => {
+                ::ecs::__private::Column::relocate(
+                    <C5 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            6usize => {
+                ::ecs::__private::Column::relocate(
+                    <C6 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            7usize => {
+                ::ecs::__private::Column::relocate(
+                    <C7 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            8usize => {
+                ::ecs::__private::Column::relocate(
+                    <C8 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            9usize => {
+                ::ecs::__private::Column::relocate(
+                    <C9 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            10usize => {
+                ::ecs::__private::Column::relocate(
+                    <C10 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            11usize => {
+                ::ecs::__private::Column::relocate(
+                    <C11 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            12usize => {
+                ::ecs::__private::Column::relocate(
+                    <C12 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            13usize => {
+                ::ecs::__private::Column::relocate(
+                    <C13 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            14usize => {
+                ::ecs::__private::Column::relocate(
+                    <C14 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            15usize => {
+                ::ecs::__private::Column::relocate(
+                    <C15 as ::ecs::__private::Component<Stress>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            _ => {}
+        }
+    }
     fn slot_core(
         systems: &__StressSlots,
         index: usize,

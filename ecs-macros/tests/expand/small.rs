@@ -188,6 +188,41 @@ unsafe impl ::ecs::__private::ContextDecl for World {
             _ => {}
         }
     }
+    fn relocate_component(
+        storages: &mut __WorldStorages,
+        index: usize,
+        from: ::ecs::__private::EntityId,
+        to: ::ecs::__private::EntityId,
+    ) {
+        match index {
+            0usize => {
+                ::ecs::__private::Column::relocate(
+                    <Position as ::ecs::__private::Component<
+                        World,
+                    >>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            1usize => {
+                ::ecs::__private::Column::relocate(
+                    <Velocity as ::ecs::__private::Component<
+                        World,
+                    >>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            2usize => {
+                ::ecs::__private::Column::relocate(
+                    <Life as ::ecs::__private::Component<World>>::column_mut(storages),
+                    from,
+                    to,
+                )
+            }
+            _ => {}
+        }
+    }
     fn slot_core(
         systems: &__WorldSlots,
         index: usize,
