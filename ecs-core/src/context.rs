@@ -15,8 +15,10 @@ use crate::system::{Pending, System};
 ///
 /// The generated context type dereferences to it; everything happens inside
 /// [`step`](Self::step), whose closure gets a [`Step`] proxy, followed by a
-/// refresh: deferred functions run in order, killed entities are reclaimed,
-/// and new or changed entities are matched to systems.
+/// refresh: deferred functions run in order, killed entities are reclaimed
+/// (the entities with the highest ids moving into the ids they leave, so
+/// that ids stay packed), and new or changed entities are matched to
+/// systems.
 ///
 /// # Panics and the state after one
 /// A panic in the step closure, a system, a subtask, a deferred function or
