@@ -425,10 +425,17 @@ impl<Cx: ContextDecl> Context<Cx> {
             // reclaimed ones left: values and subscriptions follow, handles
             // stay valid, and the ids stay packed.
             let (storages, systems, subscriptions) = (&mut self.storages, &mut self.systems, &mut self.subscriptions);
+            // Between moving an entity's values and moving its subscriptions,
+            // a system's set may name an id whose values are elsewhere. Only
+            // a custom storage's `remove` or `insert_new` could panic there
+            // (the built-in ones only fail to allocate, which aborts);
+            // unwinding would leave that state behind, so abort instead.
+            let guard = AbortOnUnwind;
             self.entities.pack(|from, to, bits| {
                 bits.for_each(|c| Cx::relocate_component(storages, c, from, to));
                 subscriptions.relocate::<Cx>(systems, from, to);
             });
+            core::mem::forget(guard);
         }
         self.match_dirty(&mut fired, collect);
         if packing {
@@ -440,5 +447,16 @@ impl<Cx: ContextDecl> Context<Cx> {
         for e in fired {
             events.fire(e);
         }
+    }
+}
+
+/// Aborts the process if dropped, which only unwinding does (the owner
+/// forgets it once past the code it guards).
+struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        eprintln!("ecs: a storage panicked while entity ids were being packed; aborting");
+        std::process::abort();
     }
 }

@@ -111,7 +111,10 @@ pub unsafe trait Column: Send + Sync {
     /// context packs entity ids this way when it reclaims entities.
     ///
     /// The default removes the value and inserts it again; storages that
-    /// keep an index of ids may update it in place instead.
+    /// keep an index of ids may update it in place instead. The context is
+    /// halfway through moving an entity while this runs, so a panic here
+    /// (or in the `remove` and `insert_new` the default calls) aborts the
+    /// process.
     #[inline]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         if let Some(value) = self.remove(from) {
