@@ -268,10 +268,7 @@ impl<B: ComponentSet> Entities<B> {
     /// the stable sort, which merges runs, costs little more than a pass.
     #[inline]
     pub(crate) fn create_with(&mut self, bits: &B, store: impl FnOnce(EntityId)) -> Option<Entity> {
-        if self.free_unsorted {
-            self.free.sort_by(|a, b| b.cmp(a));
-            self.free_unsorted = false;
-        }
+        self.sort_free();
         let reuse = self.free.last().copied();
         let slot = match reuse {
             Some(slot) => slot,
@@ -282,19 +279,39 @@ impl<B: ComponentSet> Entities<B> {
         let index = self.slot_of.len() as u32;
         // One call site, so that `store` is inlined.
         store(EntityId(index));
-        let generation = if reuse.is_some() {
-            self.free.pop();
-            let meta = &mut self.meta[slot as usize];
-            *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
-            meta.generation()
+        let e = if reuse.is_some() {
+            self.reuse_free_slot(index, bits)
         } else {
             self.meta.push(Meta::alive(0, index, false, *bits));
-            0
+            self.slot_of.push(slot);
+            self.mark_dirty(slot);
+            Entity { slot, generation: 0 }
         };
+        self.alive += 1;
+        Some(e)
+    }
+
+    /// Sorts the free list (descending, so the lowest slot is popped first)
+    /// if slots were freed since it was last sorted.
+    #[inline]
+    fn sort_free(&mut self) {
+        if self.free_unsorted {
+            self.free.sort_by(|a, b| b.cmp(a));
+            self.free_unsorted = false;
+        }
+    }
+
+    /// Gives the lowest free slot to a new entity with id `index` (the next
+    /// one) holding `bits`, queued for matching; returns its handle.
+    #[inline]
+    fn reuse_free_slot(&mut self, index: u32, bits: &B) -> Entity {
+        let slot = self.free.pop().expect("a free slot");
+        let meta = &mut self.meta[slot as usize];
+        *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
+        let generation = meta.generation();
         self.slot_of.push(slot);
         self.mark_dirty(slot);
-        self.alive += 1;
-        Some(Entity { slot, generation })
+        Entity { slot, generation }
     }
 
     /// Records `count` new alive, dirty entities holding `bits` at the ids
@@ -308,25 +325,14 @@ impl<B: ComponentSet> Entities<B> {
     /// checks [`room`](Self::room) first).
     pub(crate) fn create_run(&mut self, count: usize, bits: &B) -> (Vec<Entity>, core::ops::Range<u32>) {
         assert!(count <= self.room(), "no room for {count} entities");
-        if self.free_unsorted {
-            self.free.sort_by(|a, b| b.cmp(a));
-            self.free_unsorted = false;
-        }
-        let mut index = self.slot_of.len() as u32;
+        self.sort_free();
         let reused_count = count.min(self.free.len());
         let mut reused = Vec::with_capacity(reused_count);
         for _ in 0..reused_count {
-            let slot = self.free.pop().expect("counted");
-            let meta = &mut self.meta[slot as usize];
-            *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
-            reused.push(Entity {
-                slot,
-                generation: meta.generation(),
-            });
-            self.slot_of.push(slot);
-            self.mark_dirty(slot);
-            index += 1;
+            let index = self.slot_of.len() as u32;
+            reused.push(self.reuse_free_slot(index, bits));
         }
+        let index = self.slot_of.len() as u32;
         let fresh = count - reused_count;
         let first = self.meta.len();
         // Room at once (a fixed table has it already): no regrowth in the
@@ -410,7 +416,10 @@ impl<B: ComponentSet> Entities<B> {
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
         let slot = self.slot_at(id)?;
         let m = &self.meta[slot as usize];
-        (m.life() == Life::Alive && m.index() == id.0).then_some(Entity {
+        // `slot_of` and the ids in `meta` agree (invariant), except on holes,
+        // whose slots are free.
+        debug_assert!(m.life() == Life::Free || m.index() == id.0);
+        (m.life() == Life::Alive).then_some(Entity {
             slot,
             generation: m.generation(),
         })

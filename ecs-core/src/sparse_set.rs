@@ -174,22 +174,21 @@ impl SparseSet {
         }
     }
 
-    /// Replaces member `from` by `to`, at the same place in the packed
-    /// array; returns whether `from` was a member. `to` must not be one.
-    /// Members may no longer be in ascending order afterwards.
-    pub(crate) fn relocate(&mut self, from: EntityId, to: EntityId) -> bool {
-        let Some(pos) = self.sparse.get(from.index()).copied().filter(|&p| p != ABSENT) else {
-            return false;
+    /// Replaces member `from`, if it is one, by `to`, at the same place in
+    /// the packed array. `to` must not be a member. Members may no longer be
+    /// in ascending order afterwards.
+    pub(crate) fn relocate(&mut self, from: EntityId, to: EntityId) {
+        let Some(pos) = self.position(from) else {
+            return;
         };
         debug_assert!(!self.contains(to), "relocated onto a member");
         if to.index() >= self.sparse.len() {
             self.grow(to.index());
         }
         self.sparse[from.index()] = ABSENT;
-        self.sparse[to.index()] = pos;
-        self.dense[pos as usize] = to;
+        self.sparse[to.index()] = pos as u32;
+        self.dense[pos] = to;
         self.ascending = false;
-        true
     }
 
     /// When the set holds exactly the ids `0..ids` (`ids` members, all below

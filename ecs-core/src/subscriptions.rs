@@ -129,29 +129,27 @@ impl Subscriptions {
     /// Moves the entity with id `from` to id `to` (which no entity holds) in
     /// every set that holds it, at the same place in the set.
     pub(crate) fn relocate<Cx: ContextDecl>(&mut self, systems: &mut Cx::Systems, from: EntityId, to: EntityId) {
-        for i in 0..Cx::SYSTEMS.len() {
-            if self.owner[i] == i {
-                Cx::slot_core_mut(systems, i).subscribers.relocate(from, to);
-            }
-        }
+        self.for_each_set::<Cx>(systems, |set| set.relocate(from, to));
     }
 
     /// Closes the holes removals left in the sets, keeping their order.
     #[inline]
     pub(crate) fn compact<Cx: ContextDecl>(&self, systems: &mut Cx::Systems) {
-        for i in 0..Cx::SYSTEMS.len() {
-            if self.owner[i] == i {
-                Cx::slot_core_mut(systems, i).subscribers.compact();
-            }
-        }
+        self.for_each_set::<Cx>(systems, SparseSet::compact);
     }
 
     /// Orders by id again each (compacted) set that holds every one of the
     /// `ids` entities (ids `0..ids`), whatever relocations reordered.
     pub(crate) fn restore_runs<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, ids: usize) {
+        self.for_each_set::<Cx>(systems, |set| set.restore_run(ids));
+    }
+
+    /// Calls `f` with each set in use (each owner's).
+    #[inline]
+    fn for_each_set<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, mut f: impl FnMut(&mut SparseSet)) {
         for i in 0..Cx::SYSTEMS.len() {
             if self.owner[i] == i {
-                Cx::slot_core_mut(systems, i).subscribers.restore_run(ids);
+                f(&mut Cx::slot_core_mut(systems, i).subscribers);
             }
         }
     }
