@@ -137,19 +137,39 @@ where
     want.sort_unstable();
     assert_eq!(subscribed, want, "the even survivors hold Mark");
     // Reclaimed slots are reused; their old values are gone.
-    ctx.step(|p| {
-        for i in 0..20 {
-            let e = p.create().unwrap();
+    let created = ctx.step(|p| {
+        let created: Vec<_> = (0..20).map(|_| p.create().unwrap()).collect();
+        for &e in &created {
             assert!(es[..20].iter().any(|old| old.slot() == e.slot()));
             assert_eq!(p.get::<Val>(e), None);
             assert!(!p.has::<Mark>(e));
-            let _ = i;
         }
         assert_eq!(p.get::<Val>(es[30]), Some(&Val(vec![30, 30])));
+        created
     });
     // The system runs over the moved entities (its lookups check each one).
     ctx.step(|p| p.run_all(&()));
     ctx.step(|p| assert_eq!(p.get::<Val>(es[30]), Some(&Val(vec![30, 30, 30]))));
+    // A system whose entities are one run of ids that starts past 0 and ends
+    // before the last entity: lookups test membership against the run's
+    // bounds, and must find exactly ids 5..15.
+    ctx.step(|p| {
+        for &e in survivors.iter().chain(&created) {
+            p.kill(e);
+        }
+    });
+    ctx.step(|p| {
+        for i in 0..20u32 {
+            let e = p.spawn((Val(vec![i]), Other(i))).unwrap();
+            if (5..15).contains(&i) {
+                p.add(e, Mark).unwrap();
+            }
+        }
+    });
+    ctx.step(|_| {});
+    let run: Vec<u32> = ctx.subscribers::<Bump>().iter().map(|id| id.to_bits()).collect();
+    assert_eq!(run, (5..15).collect::<Vec<_>>(), "the Mark holders are one run");
+    ctx.step(|p| p.run_all(&()));
 }
 
 storage_case!(contiguous_fixed, fixed(64), { Val, Other: contiguous; });

@@ -20,6 +20,9 @@ use core::ops::{Deref, DerefMut, Range};
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     cx: &'a Context<Cx>,
     set: &'a SparseSet,
+    /// The ids `set` holds when they are one ascending run (as `run_start`
+    /// reports it), so that a membership test is a comparison.
+    run: Option<Range<u32>>,
     all: &'a [EntityId],
     range: Range<usize>,
     subtask: usize,
@@ -54,10 +57,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     ) -> Self {
         let all = set.as_slice();
         let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
+        let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
         Data {
             view: View {
                 cx,
                 set,
+                run,
                 all,
                 range,
                 subtask,
@@ -99,7 +104,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // conflicts; and the storages stay shared-borrowed for `'a`.
         // One call site for `f`, so that the compiler inlines it; the branch
         // on `run` is loop-invariant, and the loop is unswitched on it.
-        let run = view.set.run_start().map(|first| first.0 + view.range.start as u32);
+        let run = view.run.as_ref().map(|run| run.start + view.range.start as u32);
         for (k, &listed) in ids.iter().enumerate() {
             // The common case of entities created together: ids are one
             // ascending run, so id-indexed columns are walked linearly and
@@ -255,7 +260,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// for neighbours found through a spatial structure.
     #[inline]
     pub fn lookup<Q: SharedQuery<Cx, S>>(&self, id: EntityId) -> Option<Q::Item<'a>> {
-        if !self.set.contains(id) {
+        if !self.is_member(id) {
             return None;
         }
         // SAFETY: `id` is an entity of the system, so it holds the system's
@@ -264,6 +269,15 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // does not write (`SharedQuery`), which no concurrent system writes
         // either; the storages stay shared-borrowed for `'a`.
         Some(unsafe { Q::fetch(Q::init(self.cx.storages()), id) })
+    }
+
+    /// Whether `id` is one of the system's entities (of any subtask).
+    #[inline]
+    fn is_member(&self, id: EntityId) -> bool {
+        match &self.run {
+            Some(run) => run.contains(&id.0),
+            None => self.set.contains(id),
+        }
     }
 
     /// Component `C` of any entity, if it holds one: only for components the
