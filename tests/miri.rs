@@ -107,6 +107,9 @@ macro_rules! miri_context {
                         let b = *data.write::<P>(pair[1]).unwrap();
                         data.write::<P>(pair[0]).unwrap().0 = b.0;
                         data.write::<P>(pair[1]).unwrap().0 = a.0;
+                        // And back, borrowing both at once.
+                        let [x, y] = data.query_many::<&mut P, 2>([pair[0], pair[1]]).unwrap();
+                        core::mem::swap(x, y);
                     }
                 }
             }

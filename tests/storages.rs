@@ -30,6 +30,7 @@ macro_rules! storage_case {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
                     lookups_find_exactly_the_systems_entities(data);
+                    reads_find_exactly_this_subtasks_entities(data);
                 }
             }
 
@@ -75,6 +76,39 @@ where
         data.subtask_index(),
         data.subtask_count()
     );
+}
+
+/// `read` and `write` reach exactly this subtask's own entities (the ids
+/// reach past every entity created).
+fn reads_find_exactly_this_subtasks_entities<Cx, S>(data: &mut Data<'_, Cx, S>)
+where
+    Cx: ecs::ContextDecl,
+    S: ecs::SystemOf<Cx> + ecs::CanRead<Cx, Other> + ecs::CanRead<Cx, Val> + ecs::CanWrite<Cx, Val>,
+    Other: ecs::Component<Cx>,
+    Val: ecs::Component<Cx>,
+{
+    for raw in 0..80 {
+        let id = EntityId::from_bits(raw);
+        let own = data.entities().contains(&id);
+        assert_eq!(data.read::<Other>(id).is_some(), own, "read of id {raw}");
+        assert_eq!(data.write::<Val>(id).is_some(), own, "write of id {raw}");
+    }
+    // Pairs: both must be this subtask's and distinct; the items are theirs.
+    for a in (0..80).map(EntityId::from_bits) {
+        for b in (0..80).map(EntityId::from_bits) {
+            let own = |id| data.entities().contains(&id);
+            let want = own(a) && own(b) && a != b;
+            let read =
+                |data: &Data<'_, Cx, S>, id| (*data.read::<Other>(id).unwrap(), data.read::<Val>(id).unwrap().0.len());
+            let expected = want.then(|| [read(data, a), read(data, b)]);
+            let got = data
+                .query_many::<(&mut Val, &Other), 2>([a, b])
+                .map(|items| items.map(|(val, other)| (*other, val.0.len())));
+            assert_eq!(got, expected, "pair {a:?} {b:?}");
+        }
+        let triple = data.query_many::<&Other, 3>([a, a, a]);
+        assert!(triple.is_none(), "an id twice");
+    }
 }
 
 fn check<Cx>(mut ctx: impl std::ops::DerefMut<Target = ecs::Context<Cx>>)

@@ -603,20 +603,11 @@ macro_rules! particle_context {
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
                 let contacts = data.outputs::<Collision>();
                 for contact in contacts.iter().flatten() {
-                    let read = |data: &::ecs::Data<'_, $name, Self>, id| {
-                        Some((*data.read::<Position>(id)?, *data.read::<Velocity>(id)?, *data.get::<Circle>(id)?))
-                    };
-                    let (Some(mut a), Some(mut b)) = (read(data, contact.e0), read(data, contact.e1)) else {
-                        continue;
-                    };
-                    solve(contact.dist, (&mut a.0, &mut a.1, &a.2), (&mut b.0, &mut b.1, &b.2));
-                    for (id, (p, v, _)) in [(contact.e0, a), (contact.e1, b)] {
-                        if let Some(slot) = data.write::<Position>(id) {
-                            *slot = p;
-                        }
-                        if let Some(slot) = data.write::<Velocity>(id) {
-                            *slot = v;
-                        }
+                    let pair = [contact.e0, contact.e1];
+                    if let Some([(p0, v0, c0), (p1, v1, c1)]) =
+                        data.query_many::<(&mut Position, &mut Velocity, &Circle), 2>(pair)
+                    {
+                        solve(contact.dist, (p0, v0, c0), (p1, v1, c1));
                     }
                 }
             }

@@ -150,9 +150,41 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         Some(unsafe { C::column(self.view.cx.storages()).get_ptr_unchecked(id).as_mut() })
     }
 
+    /// The items of query `Q` for `N` distinct entities of this subtask at
+    /// once; `None` when an id is not one of this subtask's entities or
+    /// appears twice. For code that updates entities in pairs, such as a
+    /// contact solver: `query_many::<(&mut Position, &mut Velocity), 2>([a, b])`.
+    ///
+    /// # Panics
+    /// Fails to compile (constant evaluation) when `Q` borrows one component
+    /// twice with one borrow mutable.
+    #[inline]
+    pub fn query_many<Q: Query<Cx, S>, const N: usize>(&mut self, ids: [EntityId; N]) -> Option<[Q::Item<'_>; N]> {
+        const {
+            assert!(
+                is_valid(Q::ACCESS),
+                "a query may not borrow the same component twice when one borrow is mutable"
+            )
+        };
+        for (k, &id) in ids.iter().enumerate() {
+            self.owns(id)?;
+            if ids[..k].contains(&id) {
+                return None;
+            }
+        }
+        let fetch = Q::init(self.view.cx.storages());
+        // SAFETY: every id is one of this subtask's entities, so it holds the
+        // signature, which covers `Q` (trait bounds), and no other subtask or
+        // concurrent system borrows the components `Q` writes; the ids are
+        // distinct and `Q` is conflict-free (`is_valid`), so the items do not
+        // overlap; `&mut self` excludes every other borrow made through this
+        // proxy while they live; the storages stay shared-borrowed for `'a`.
+        Some(ids.map(|id| unsafe { Q::fetch(fetch, id) }))
+    }
+
     #[inline]
     fn owns(&self, id: EntityId) -> Option<()> {
-        let pos = self.view.set.position(id)?;
+        let pos = self.view.position(id)?;
         self.view.range.contains(&pos).then_some(())
     }
 
@@ -274,9 +306,17 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Whether `id` is one of the system's entities (of any subtask).
     #[inline]
     fn is_member(&self, id: EntityId) -> bool {
+        self.position(id).is_some()
+    }
+
+    /// The place of `id` among the system's entities (in
+    /// [`all_entities`](Self::all_entities)), if it is one: a subtraction
+    /// when they are one run, the set's lookup otherwise.
+    #[inline]
+    fn position(&self, id: EntityId) -> Option<usize> {
         match &self.run {
-            Some(run) => run.contains(&id.0),
-            None => self.set.contains(id),
+            Some(run) => run.contains(&id.0).then(|| (id.0 - run.start) as usize),
+            None => self.set.position(id),
         }
     }
 
