@@ -104,7 +104,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // conflicts; and the storages stay shared-borrowed for `'a`.
         // One call site for `f`, so that the compiler inlines it; the branch
         // on `run` is loop-invariant, and the loop is unswitched on it.
-        let run = view.run.as_ref().map(|run| run.start + view.range.start as u32);
+        // (From the set rather than `view.run`: `run_start`'s checks, inlined
+        // here, tell the compiler that `start + k` does not wrap, so that it
+        // walks the columns with pointers; without them it recomputes each
+        // address from the id, which made simple_iter 1.25x slower.)
+        let run = view.set.run_start().map(|first| first.0 + view.range.start as u32);
         for (k, &listed) in ids.iter().enumerate() {
             // The common case of entities created together: ids are one
             // ascending run, so id-indexed columns are walked linearly and
