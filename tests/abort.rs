@@ -4,10 +4,8 @@
 //! caught in-process, so the test runs the packing in a child process (this
 //! test binary again) and checks how the child ended.
 
-use ecs::storage::{Column, Storage};
+use ecs::storage::{Column, HashMapStorage, Storage};
 use ecs::{EntityId, EntityLimit};
-use std::cell::UnsafeCell;
-use std::collections::BTreeMap;
 use std::process::Command;
 use std::ptr::NonNull;
 
@@ -17,53 +15,47 @@ const CHILD: &str = "ECS_ABORT_TEST_CHILD";
 #[derive(Debug)]
 pub struct Fragile(pub u32);
 
-/// A custom storage whose `relocate` panics.
-pub struct Brittle(BTreeMap<u32, Box<UnsafeCell<Fragile>>>);
-
-// SAFETY: values are boxed `UnsafeCell`s, one per id, that move only when the
-// map is modified through `&mut self`; `&self` methods touch only the id asked.
-unsafe impl Sync for Brittle {}
+/// The built-in hash map storage, except that `relocate` panics.
+pub struct Brittle(HashMapStorage<Fragile>);
 
 impl Storage for Brittle {
-    fn new(_: EntityLimit) -> Self {
-        Brittle(BTreeMap::new())
+    fn new(limit: EntityLimit) -> Self {
+        Brittle(HashMapStorage::new(limit))
     }
 }
 
-// SAFETY: as for `Sync` above.
+// SAFETY: every method but `relocate` is the wrapped storage's, which keeps
+// the contract; `relocate` touches nothing.
 unsafe impl Column for Brittle {
     type Item = Fragile;
     fn insert(&mut self, id: EntityId, value: Fragile) -> Option<Fragile> {
-        self.0
-            .insert(id.to_bits(), Box::new(UnsafeCell::new(value)))
-            .map(|b| b.into_inner())
+        self.0.insert(id, value)
     }
     fn remove(&mut self, id: EntityId) -> Option<Fragile> {
-        self.0.remove(&id.to_bits()).map(|b| b.into_inner())
+        self.0.remove(id)
     }
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         panic!("brittle storage asked to move {from:?} to {to:?}");
     }
     fn contains(&self, id: EntityId) -> bool {
-        self.0.contains_key(&id.to_bits())
+        self.0.contains(id)
     }
     fn get(&self, id: EntityId) -> Option<&Fragile> {
-        // SAFETY: callers never write a value while a shared borrow exists.
-        self.0.get(&id.to_bits()).map(|c| unsafe { &*c.get() })
+        self.0.get(id)
     }
     fn get_mut(&mut self, id: EntityId) -> Option<&mut Fragile> {
-        self.0.get_mut(&id.to_bits()).map(|c| c.get_mut())
+        self.0.get_mut(id)
     }
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<Fragile>> {
-        self.0.get(&id.to_bits()).and_then(|c| NonNull::new(c.get()))
+        self.0.get_ptr(id)
     }
-    type Fetch = *const Self;
-    fn fetch_state(&self) -> *const Self {
-        self
+    type Fetch = <HashMapStorage<Fragile> as Column>::Fetch;
+    fn fetch_state(&self) -> Self::Fetch {
+        self.0.fetch_state()
     }
-    unsafe fn fetch(this: *const Self, id: EntityId) -> NonNull<Fragile> {
-        // SAFETY: the caller guarantees the storage is live and `id` present.
-        unsafe { (*this).get_ptr(id).unwrap_unchecked() }
+    unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<Fragile> {
+        // SAFETY: the caller's guarantees are the wrapped storage's.
+        unsafe { HashMapStorage::fetch(state, id) }
     }
 }
 

@@ -80,8 +80,8 @@ impl Results {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
-    /// Whether `ecs` met its target on `w`: the ratio, and beating every
-    /// peer. `None` when not measured.
+    /// Whether `ecs` met its ratio target on `w`, and where it stands
+    /// against the fastest peer. `None` when not measured.
     pub fn verdict(&self, w: Workload) -> Option<(bool, Standing)> {
         let r = self.ratio(w, Lib::Ecs)?;
         let ecs = self.median(w, Lib::Ecs)?;

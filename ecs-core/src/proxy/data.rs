@@ -296,21 +296,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// for neighbours found through a spatial structure.
     #[inline]
     pub fn lookup<Q: SharedQuery<Cx, S>>(&self, id: EntityId) -> Option<Q::Item<'a>> {
-        if !self.is_member(id) {
-            return None;
-        }
+        self.position(id)?;
         // SAFETY: `id` is an entity of the system, so it holds the system's
         // signature (`Data::new`'s caller), which covers every component `Q`
         // may name (its trait bounds); `Q` only reads components the system
         // does not write (`SharedQuery`), which no concurrent system writes
         // either; the storages stay shared-borrowed for `'a`.
         Some(unsafe { Q::fetch(Q::init(self.cx.storages()), id) })
-    }
-
-    /// Whether `id` is one of the system's entities (of any subtask).
-    #[inline]
-    fn is_member(&self, id: EntityId) -> bool {
-        self.position(id).is_some()
     }
 
     /// The place of `id` among the system's entities (in
