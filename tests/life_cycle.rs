@@ -86,8 +86,9 @@ fn systems_see_matching_entities_and_run_in_order() {
         let b = p.spawn((Position(0.0), Health(2))).unwrap();
         (a, b)
     });
-    assert_eq!(w.subscribers::<Mover>(), &[w.id_of(a).unwrap()]);
-    assert_eq!(w.subscribers::<Reaper>(), &[w.id_of(b).unwrap()]);
+    let (ia, ib) = (w.id_of(a).unwrap(), w.id_of(b).unwrap());
+    assert_eq!(w.subscribers::<Mover>(), &[ia]);
+    assert_eq!(w.subscribers::<Reaper>(), &[ib]);
     w.step(|p| p.run_all(&()));
     w.step(|p| {
         assert_eq!(p.get::<Position>(a), Some(&Position(1.0)));

@@ -199,6 +199,39 @@ macro_rules! miri_context {
                     }
                 });
             }
+
+            /// Steps without a run leave their changes for the next run to
+            /// match: systems must then visit exactly the entities holding
+            /// their components, whatever was removed, killed or moved in
+            /// between (a stale set would read values that are gone).
+            #[test]
+            fn matching_waits_for_the_run() {
+                let mut ctx = Ctx::new();
+                let bundle = |i: u32| (P(i), V(1), S(format!("{i}")), H(vec![i]), G1(i as u8), G2(Box::new(i)));
+                let es: Vec<_> = ctx.step(|p| p.spawn_batch((0..6).map(bundle)).unwrap().collect());
+                ctx.step(|p| p.run_all(&()));
+                ctx.step(|p| {
+                    p.remove::<V>(es[0]);
+                    p.remove::<H>(es[2]);
+                    p.kill(es[3]);
+                });
+                ctx.step(|p| {
+                    p.remove::<G1>(es[4]);
+                    p.add(es[0], V(5)).unwrap();
+                    p.remove::<V>(es[5]);
+                });
+                ctx.step(|p| {
+                    p.kill(es[1]);
+                    p.spawn(bundle(40)).unwrap();
+                });
+                ctx.step(|p| {
+                    p.run_all(&());
+                    // Holding P and V: entities 0 (V back), 2, 4 and the new one.
+                    assert_eq!(p.outputs::<Integrate>().iter().sum::<u32>(), 4);
+                    assert_eq!(p.get::<P>(es[0]), Some(&P(1 + 5)));
+                    assert_eq!(p.get::<P>(es[5]), Some(&P(5 + 1)), "moved once, before losing V");
+                });
+            }
         }
     };
 }

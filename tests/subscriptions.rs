@@ -52,11 +52,11 @@ fn shared_sets_split_when_systems_disagree() {
     // Every entity holds A and B: the three systems process the same ones.
     let es: Vec<Entity> = ctx.step(|p| p.spawn_batch((0..6).map(|i| (A(i), B(i)))).unwrap().collect());
     for s in [
-        ctx.subscribers::<OnA>(),
-        ctx.subscribers::<OnAb>(),
-        ctx.subscribers::<AlsoOnA>(),
+        ids(ctx.subscribers::<OnA>()),
+        ids(ctx.subscribers::<OnAb>()),
+        ids(ctx.subscribers::<AlsoOnA>()),
     ] {
-        assert_eq!(ids(s), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(s, [0, 1, 2, 3, 4, 5]);
     }
 
     // In one refresh: two deaths leave holes in the shared set, then one
@@ -111,5 +111,64 @@ fn shared_sets_split_when_systems_disagree() {
     ctx.step(|p| {
         assert_eq!(p.get::<A>(late), Some(&A(10)));
         assert_eq!(p.get::<A>(es[2]), Some(&A(3)));
+    });
+}
+
+/// Steps that run no system leave matching to the next run (or to
+/// `subscribers`), which matches their changes once; a step given event
+/// handlers still hears of exactly its own subscriptions.
+#[test]
+fn steps_without_runs_are_matched_once_and_events_stay_per_step() {
+    let mut ctx = Ctx::new();
+    let es: Vec<Entity> = ctx.step(|p| p.spawn_batch((0..4).map(|i| (A(i),))).unwrap().collect());
+    ctx.step(|p| {
+        p.add(es[0], B(0)).unwrap();
+        p.add(es[1], B(1)).unwrap();
+    });
+    ctx.step(|p| {
+        p.remove::<B>(es[1]).unwrap();
+        p.kill(es[2]);
+    });
+    let brief = ctx.step(|p| p.spawn((A(7), B(7))).unwrap());
+    ctx.step(|p| p.kill(brief));
+
+    let log = RefCell::new(Vec::new());
+    let mut events = RefreshEvents::<Ctx>::new()
+        .on_subscribe::<OnAb>(|e| log.borrow_mut().push(format!("+on_ab {}", e.slot())))
+        .on_unsubscribe::<OnAb>(|e| log.borrow_mut().push(format!("-on_ab {}", e.slot())))
+        .on_subscribe::<OnA>(|e| log.borrow_mut().push(format!("+on_a {}", e.slot())))
+        .on_unsubscribe::<OnA>(|e| log.borrow_mut().push(format!("-on_a {}", e.slot())));
+    ctx.step_with(&mut events, |p| {
+        p.add(es[3], B(3)).unwrap();
+        p.remove::<B>(es[0]).unwrap();
+    });
+    drop(events);
+    assert_eq!(
+        log.take(),
+        ["+on_ab 3", "-on_ab 0"],
+        "only this step's changes: the earlier steps' were matched silently first"
+    );
+
+    // Entity 3 moved into the id entity 2 left.
+    let id = |ctx: &Ctx, e: Entity| ctx.id_of(e).unwrap().to_bits();
+    let (i0, i1, i3) = (id(&ctx, es[0]), id(&ctx, es[1]), id(&ctx, es[3]));
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [i3]);
+    let mut on_a = ids(ctx.subscribers::<OnA>());
+    on_a.sort_unstable();
+    assert_eq!(on_a, [i0, i1, i3]);
+
+    // Changes that cancel between runs leave the sets as they were.
+    ctx.step(|p| p.add(es[1], B(1)).unwrap());
+    ctx.step(|p| p.remove::<B>(es[1]).unwrap());
+    ctx.step(|p| p.run_all(&()));
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [i3]);
+    ctx.step(|p| {
+        for (e, a) in [(es[0], 1), (es[1], 2), (es[3], 4)] {
+            assert_eq!(
+                p.get::<A>(e),
+                Some(&A(a)),
+                "also_on_a ran once over every entity with A"
+            );
+        }
     });
 }

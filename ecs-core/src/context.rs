@@ -15,10 +15,20 @@ use crate::system::{Pending, System};
 ///
 /// The generated context type dereferences to it; everything happens inside
 /// [`step`](Self::step), whose closure gets a [`Step`] proxy, followed by a
-/// refresh: deferred functions run in order, killed entities are reclaimed
-/// (the entities with the highest ids moving into the ids they leave, so
-/// that ids stay packed), and new or changed entities are matched to
-/// systems.
+/// refresh: deferred functions run in order, and killed entities are
+/// reclaimed (the entities with the highest ids moving into the ids they
+/// leave, so that ids stay packed).
+///
+/// # Matching
+/// Entities created or changed are matched to systems (each system's set of
+/// entities updated) once, before systems next run, or when
+/// [`subscribers`](Self::subscribers) asks: not at every refresh. An
+/// entity changed in several steps between two runs is matched once, and
+/// one whose changes cancel (a component added, then removed) changes no
+/// system's set. Nothing else can tell the difference: a step given event
+/// handlers ([`step_with`](Self::step_with)) first matches what earlier
+/// steps changed, without events, and its refresh then matches at once, so
+/// that its handlers see exactly the subscriptions its own changes cause.
 ///
 /// # Panics and the state after one
 /// A panic in the step closure, a system, a subtask, a deferred function or
@@ -90,6 +100,11 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     fn step_inner<R>(&mut self, events: &mut dyn EventSink, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
+        if events.wants() {
+            // Earlier steps' changes are matched without events: the
+            // handlers are this step's.
+            self.match_dirty(&mut Vec::new(), false);
+        }
         let r = f(&mut Step::new(Defer { cx: self }, events));
         self.refresh(events);
         r
@@ -141,8 +156,11 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.threads
     }
 
-    /// The entities system `S` processes, as matched by the last refresh.
-    pub fn subscribers<S: SystemOf<Cx>>(&self) -> &[EntityId] {
+    /// The entities system `S` processes (after matching the entities
+    /// created or changed since the last matching), in the order it visits
+    /// them when it runs in one subtask.
+    pub fn subscribers<S: SystemOf<Cx>>(&mut self) -> &[EntityId] {
+        self.match_dirty(&mut Vec::new(), false);
         self.subscriptions.of::<Cx>(&self.systems, S::INDEX).as_slice()
     }
 
@@ -218,14 +236,20 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Matches the entities created or changed since the last matching to
     /// systems: afterwards, system `i` processes exactly the entities that
-    /// are not reclaimed and whose bitset contains `SIGNATURES[i]`, and the
-    /// subscriber sets have no holes left.
+    /// are not reclaimed and whose bitset contains `SIGNATURES[i]`, the
+    /// subscriber sets have no holes left, and a set holding every entity
+    /// is in id order.
     #[inline]
     fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
         if self.entities.has_dirty() {
             self.match_entities(events, collect);
         }
         self.compact_subscribers();
+        // Packing moves entities out of id order; a set holding every
+        // entity becomes one ascending run again, which systems walk
+        // linearly. (A set already in order costs one check.)
+        let ids = self.entities.id_bound();
+        self.subscriptions.restore_runs::<Cx>(&mut self.systems, ids);
     }
 
     #[inline(never)]
@@ -271,8 +295,13 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    ///
+    /// # Safety
+    /// Only the dispatch that `run_selected` calls may call it (generated
+    /// [`Dispatch`](crate::decl::Dispatch) code does): the scheduler runs
+    /// each system once, never beside a conflicting one, after matching.
     #[doc(hidden)]
-    pub fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         self.run_system_with::<S>(
             |s| s.before(args),
             |s, data| s.process(data, args),
@@ -284,6 +313,9 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Runs system `S` with the given code: `before` once, `process` per
     /// subtask (in parallel where split) on an output `reset` prepared from
     /// the last run's, `after` once with the outputs.
+    ///
+    /// Called only from the closure `run_selected` gives the scheduler:
+    /// through `Dispatch` (`run_system`) or an adapter.
     pub(crate) fn run_system_with<S: SystemOf<Cx>>(
         &self,
         before: impl FnOnce(&mut S),
@@ -419,8 +451,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             }
             self.entities.restore_dying_buffer(dying);
         }
-        let packing = self.entities.has_holes();
-        if packing {
+        if self.entities.has_holes() {
             // The entities with the highest ids move into the ids the
             // reclaimed ones left: values and subscriptions follow, handles
             // stay valid, and the ids stay packed.
@@ -437,12 +468,14 @@ impl<Cx: ContextDecl> Context<Cx> {
             });
             core::mem::forget(guard);
         }
-        self.match_dirty(&mut fired, collect);
-        if packing {
-            // Moves put entities out of id order; a set holding every entity
-            // becomes one ascending run again, which systems walk linearly.
-            let ids = self.entities.id_bound();
-            self.subscriptions.restore_runs::<Cx>(&mut self.systems, ids);
+        if collect {
+            // The handlers are this step's: they see its subscriptions now.
+            self.match_dirty(&mut fired, collect);
+        } else {
+            // Matching waits for the next run (see `Context`), but the holes
+            // reclamation left are closed now, so that the sets' memory
+            // stays bounded however many steps pass without a run.
+            self.compact_subscribers();
         }
         for e in fired {
             events.fire(e);

@@ -149,5 +149,10 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 /// accept.
 pub trait Dispatch<A: ?Sized>: ContextDecl {
     /// Runs system `index` (all its subtasks) with `args`.
-    fn dispatch(cx: &Context<Self>, index: usize, args: &A);
+    ///
+    /// # Safety
+    /// As [`Context::run_system`]: only the closure `run_selected` gives the
+    /// scheduler may call it, which runs each system once, never beside a
+    /// conflicting one, after matching.
+    unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }

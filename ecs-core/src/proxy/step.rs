@@ -94,7 +94,9 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         };
         self.defer
             .cx
-            .run_selected(selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
+            // SAFETY: `dispatch` is called by `run_selected`'s scheduler,
+            // as its contract asks.
+            .run_selected(selected, self.events, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
     }
 
     /// Runs the chains that start from the systems of the tuple `R`: those
@@ -125,7 +127,8 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         }
         self.defer
             .cx
-            .run_selected(&selected, self.events, &|cx, i| Cx::dispatch(cx, i, args));
+            // SAFETY: as in `run_all`.
+            .run_selected(&selected, self.events, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
     }
 
     /// Runs the systems that `adapters` gives code for, with that code

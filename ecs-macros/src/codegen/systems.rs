@@ -112,9 +112,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         where
             #(#tys: ::ecs::__private::System<#context, __A>,)*
         {
-            fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+            unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
                 match index {
-                    #(#indices => cx.run_system::<#tys, __A>(args),)*
+                    // SAFETY: `dispatch`'s caller upholds `run_system`'s
+                    // contract (they are the same); `index` is this
+                    // system's, so `run_system` runs the system asked for.
+                    #(#indices => unsafe { cx.run_system::<#tys, __A>(args) },)*
                     _ => {}
                 }
             }

@@ -1056,16 +1056,16 @@ where
     S6: ::ecs::__private::System<Stress, __A>,
     S7: ::ecs::__private::System<Stress, __A>,
 {
-    fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+    unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
         match index {
-            0usize => cx.run_system::<S0, __A>(args),
-            1usize => cx.run_system::<S1, __A>(args),
-            2usize => cx.run_system::<S2, __A>(args),
-            3usize => cx.run_system::<S3, __A>(args),
-            4usize => cx.run_system::<S4, __A>(args),
-            5usize => cx.run_system::<S5, __A>(args),
-            6usize => cx.run_system::<S6, __A>(args),
-            7usize => cx.run_system::<S7, __A>(args),
+            0usize => unsafe { cx.run_system::<S0, __A>(args) }
+            1usize => unsafe { cx.run_system::<S1, __A>(args) }
+            2usize => unsafe { cx.run_system::<S2, __A>(args) }
+            3usize => unsafe { cx.run_system::<S3, __A>(args) }
+            4usize => unsafe { cx.run_system::<S4, __A>(args) }
+            5usize => unsafe { cx.run_system::<S5, __A>(args) }
+            6usize => unsafe { cx.run_system::<S6, __A>(args) }
+            7usize => unsafe { cx.run_system::<S7, __A>(args) }
             _ => {}
         }
     }

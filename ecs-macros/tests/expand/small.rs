@@ -354,10 +354,10 @@ where
     Move: ::ecs::__private::System<World, __A>,
     Age: ::ecs::__private::System<World, __A>,
 {
-    fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
+    unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
         match index {
-            0usize => cx.run_system::<Move, __A>(args),
-            1usize => cx.run_system::<Age, __A>(args),
+            0usize => unsafe { cx.run_system::<Move, __A>(args) }
+            1usize => unsafe { cx.run_system::<Age, __A>(args) }
             _ => {}
         }
     }

@@ -1,6 +1,10 @@
 //! `add_remove`: `B` added to every entity in one step and removed in the
-//! next; each step's refresh matches the changed entities to the system
-//! that reads `B`, which is what makes the change visible.
+//! next. The change is visible at once to the step proxy (`has`, `get`);
+//! systems see it when they next run: `run_all` (or `subscribers`) first
+//! matches the entities changed since the last run to the system that reads
+//! `B`. No system runs in this workload, so the changes, which cancel, are
+//! matched only by the check (as specs and shipyard compute a join's
+//! entities when the join runs).
 
 use crate::components::letters::{A, B};
 use crate::expect::{self, Check};
