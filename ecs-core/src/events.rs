@@ -12,6 +12,9 @@ type Handler<'e> = Box<dyn FnMut(Entity) + 'e>;
 ///
 /// Handlers run after the refresh's changes are all made, in the order the
 /// events happened; an entity reclaimed is reported with its last handle.
+/// They hear of the subscriptions the step's own changes cause: changes of
+/// earlier steps (which wait for systems to run to be matched) are matched
+/// without events before the step begins.
 pub struct RefreshEvents<'e, Cx: ContextDecl> {
     subscribe: Vec<Option<Handler<'e>>>,
     unsubscribe: Vec<Option<Handler<'e>>>,

@@ -12,8 +12,8 @@ use crate::storage::Column;
 /// dereferences to.
 ///
 /// Changes to an entity's components take effect at once; systems see them
-/// from the next time they run (entities are matched to systems before
-/// systems run and at refresh).
+/// from the next time they run (entities changed since the last matching
+/// are matched to systems before systems run).
 pub struct Defer<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a mut Context<Cx>,
 }

@@ -30,8 +30,10 @@ systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-co
 `write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
 measured 4-7% slower), `threads: auto`. add_remove: entity handles kept from spawning; one `step` with \
-`add(e, B)` for every entity, a second with `remove::<B>(e)`; a system `read: [A, B]` is declared, so each \
-step's refresh matches the changed entities to it. schedule: systems `ab` (`write: [A, B]`, 40 000 \
+`add(e, B)` for every entity, a second with `remove::<B>(e)`; a system `read: [A, B]` is declared, to which \
+changed entities are matched when systems next run (or `subscribers` asks, as the check does): no system \
+runs here, so the changes, which cancel, are not matched in the timed loop (running the system after each \
+step, which matches 10 000 entities twice, measured 72 µs against 38 µs). schedule: systems `ab` (`write: [A, B]`, 40 000 \
 entities), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), none split, `run_all` on \
 `threads: auto`: the caller of `step` runs `ab` while a helper runs `cd` then `ce`, each thread keeping its \
 columns in its core's cache (splitting `ab` per core measured 4.5 µs against 4.1 µs, every 10 000 entities \
