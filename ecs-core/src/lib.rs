@@ -19,6 +19,7 @@
 
 mod access;
 mod bitset;
+mod block;
 mod context;
 mod decl;
 mod entity;

@@ -65,6 +65,9 @@ impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
 unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
     type Item = T;
 
+    // Slot `i` is at `base().add(i)`, and `fetch` is that offset.
+    const LINEAR: bool = true;
+
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let i = id.index();

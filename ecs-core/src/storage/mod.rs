@@ -51,10 +51,19 @@ use core::ptr::NonNull;
 ///   zero-sized);
 /// - values of distinct ids never overlap in memory;
 /// - `&self` methods never create a reference to the value of an id other
-///   than the one asked for, and may run on several threads at once.
+///   than the one asked for, and may run on several threads at once;
+/// - when [`LINEAR`](Self::LINEAR) is true, the values of consecutive ids
+///   are consecutive `Item`s in memory (see there).
 pub unsafe trait Column: Send + Sync {
     /// The component type stored.
     type Item: Send + Sync + 'static;
+
+    /// Whether the values of consecutive ids lie side by side: for a state
+    /// from [`fetch_state`](Self::fetch_state) and ids `id..id + n` that all
+    /// have values, the value of `id + k` is at `fetch(state, id).add(k)`.
+    /// Systems then move a block of values at once (`contiguous` does);
+    /// `false`, the default, makes no promise.
+    const LINEAR: bool = false;
 
     /// Stores `value` for `id`, returning the value it replaces.
     fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item>;

@@ -1,0 +1,163 @@
+//! Blocks of entities: how a system's iteration lets the compiler vectorise
+//! the closure it runs per entity.
+//!
+//! When a subtask's entities are one run of ids and its query writes a
+//! component whose column keeps values side by side (`contiguous`),
+//! [`Data::for_entities`](crate::Data::for_entities) hands the entities out
+//! in blocks of [`BLOCK`]. The values the query writes are moved out of
+//! their columns into a buffer on the stack ([`Staged`]), the closure works
+//! on them there, and they move back when the block ends, also when the
+//! closure panics. Writes to the buffer then provably cannot change the
+//! components the query reads in place, so the compiler may load and
+//! compute a whole block at once: a `position += velocity` over 12-byte
+//! components runs 2.5x faster than over the columns in place, where each
+//! store might change the next entity's velocity and the loop stays scalar.
+//!
+//! No code can tell where a value is while it is staged: the subtask owns
+//! its entities' written components, and nothing the closure can reach
+//! (its `View`) reads a component the system writes.
+
+use crate::entity::EntityId;
+use crate::storage::Column;
+use core::mem::MaybeUninit;
+use core::ptr;
+
+/// Entities per block.
+pub(crate) const BLOCK: usize = 8;
+
+/// The largest component (in bytes) that a block stages; larger ones are
+/// written in place, where moving them would cost more than it gains.
+const MAX_STAGED: usize = 64;
+
+/// The values of column `K` that one block of a system's iteration writes:
+/// moved into `buf` while the block runs when the column is linear and the
+/// values small ([`STAGES`](Self::STAGES)), reached in place otherwise.
+pub struct Staged<K: Column> {
+    fetch: K::Fetch,
+    start: EntityId,
+    /// The first id's value when the column is linear (the others follow
+    /// it); null otherwise.
+    first: *mut K::Item,
+    buf: [MaybeUninit<K::Item>; BLOCK],
+}
+
+impl<K: Column> Staged<K> {
+    /// Whether values are moved into the buffer.
+    pub(crate) const STAGES: bool = K::LINEAR && size_of::<K::Item>() > 0 && size_of::<K::Item>() <= MAX_STAGED;
+
+    /// The block of ids `start..start + BLOCK`, their values moved into the
+    /// buffer when [`STAGES`](Self::STAGES).
+    ///
+    /// # Safety
+    /// `fetch` comes from `fetch_state` of a column that stays
+    /// shared-borrowed (so neither moved nor dropped) while the block lives;
+    /// every id of the block has a value; while the block lives, nothing but
+    /// the block reads or writes those values (the caller holds the only
+    /// right to write them, and hands out no other access to them).
+    #[inline(always)]
+    pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
+        let first = if K::LINEAR {
+            // SAFETY: `start` has a value (caller).
+            unsafe { K::fetch(fetch, start).as_ptr() }
+        } else {
+            ptr::null_mut()
+        };
+        let mut block = Staged {
+            fetch,
+            start,
+            first,
+            buf: [const { MaybeUninit::uninit() }; BLOCK],
+        };
+        if Self::STAGES {
+            // SAFETY: the column is linear, so the block's `BLOCK` values lie
+            // side by side from `first`; the buffer is a distinct stack
+            // array of as many. The values are moved (not copied): the
+            // column's bytes are not read again before `drop` moves them
+            // back (nothing else touches them while the block lives).
+            unsafe { ptr::copy_nonoverlapping(first, block.buf.as_mut_ptr().cast(), BLOCK) };
+        }
+        block
+    }
+
+    /// The value of id `start + j`, mutably.
+    ///
+    /// # Safety
+    /// `j < BLOCK`.
+    #[inline(always)]
+    pub(crate) unsafe fn get(&mut self, j: usize) -> &mut K::Item {
+        if Self::STAGES {
+            // SAFETY: `j < BLOCK` (caller); `new` moved a value into every
+            // element of the buffer.
+            unsafe { self.buf.get_unchecked_mut(j).assume_init_mut() }
+        } else if K::LINEAR {
+            // SAFETY: the block's ids have values, side by side from `first`,
+            // that only the block reaches (`new`'s contract); `j < BLOCK`;
+            // `&mut self` makes the borrow unique.
+            unsafe { &mut *self.first.add(j) }
+        } else {
+            // SAFETY: id `start + j` is one of the block's, whose values only
+            // the block reaches (`new`'s contract); `&mut self` makes the
+            // borrow unique.
+            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_mut() }
+        }
+    }
+}
+
+/// The values of column `K` that one block of a system's iteration reads,
+/// in place.
+pub struct Shared<K: Column> {
+    fetch: K::Fetch,
+    start: EntityId,
+    /// The first id's value when the column is linear: the others follow
+    /// it, so the block's reads are offsets from one address, which the
+    /// compiler can load together.
+    first: *const K::Item,
+}
+
+impl<K: Column> Shared<K> {
+    /// The block of ids `start..start + BLOCK`.
+    ///
+    /// # Safety
+    /// `fetch` comes from `fetch_state` of a column that stays
+    /// shared-borrowed while the block lives, and every id of the block has
+    /// a value.
+    #[inline(always)]
+    pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
+        let first = if K::LINEAR {
+            // SAFETY: `start` has a value (caller).
+            unsafe { K::fetch(fetch, start).as_ptr().cast_const() }
+        } else {
+            ptr::null()
+        };
+        Shared { fetch, start, first }
+    }
+
+    /// The value of id `start + j`.
+    ///
+    /// # Safety
+    /// `j < BLOCK`; no mutable borrow of the value exists for `'i`.
+    #[inline(always)]
+    pub(crate) unsafe fn get<'i>(&self, j: usize) -> &'i K::Item {
+        if K::LINEAR {
+            // SAFETY: the block's ids have values, side by side from `first`
+            // (linear column), and `j < BLOCK` (caller).
+            unsafe { &*self.first.add(j) }
+        } else {
+            // SAFETY: id `start + j` is one of the block's, which have
+            // values (`new`'s contract); no mutable borrow exists (caller).
+            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_ref() }
+        }
+    }
+}
+
+impl<K: Column> Drop for Staged<K> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if Self::STAGES {
+            // SAFETY: moves every value back into the slot it came from
+            // (`first`, of a column still live: `new`'s contract); the buffer
+            // is not used again.
+            unsafe { ptr::copy_nonoverlapping(self.buf.as_ptr().cast(), self.first, BLOCK) };
+        }
+    }
+}
