@@ -52,6 +52,12 @@ enum Op {
     Add(usize, usize, u32),
     Remove(usize, usize),
     Mutate(usize, usize, u32),
+    /// `add_to_all` of component `.1` (value `.2`) to the entities holding
+    /// component `.0` (every entity when `.0` is `N`), after killing the
+    /// entity `.3` in the same step when it is `Some`.
+    AddToAll(usize, usize, u32, Option<usize>),
+    /// `remove_from_all` of a component.
+    RemoveFromAll(usize),
     Step,
 }
 
@@ -62,6 +68,9 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (any::<usize>(), 0..N, 0..2000u32).prop_map(|(e, c, v)| Op::Add(e, c, v)),
         2 => (any::<usize>(), 0..N).prop_map(|(e, c)| Op::Remove(e, c)),
         2 => (any::<usize>(), 0..N, 0..2000u32).prop_map(|(e, c, v)| Op::Mutate(e, c, v)),
+        1 => (0..N + 1, 0..N, 0..2000u32, prop::option::of(any::<usize>()))
+            .prop_map(|(w, c, v, kill)| Op::AddToAll(w, c, v, kill)),
+        1 => (0..N).prop_map(Op::RemoveFromAll),
         2 => Just(Op::Step),
     ]
 }
@@ -224,6 +233,40 @@ macro_rules! model_context {
                 }
             }
 
+            fn add_to_all_with<W: ecs::Components<Ctx>>(p: &mut ecs::Defer<'_, Ctx>, c: usize, v: u32) -> usize {
+                match c {
+                    0 => p.add_to_all::<W, _>(|_| A(v)),
+                    1 => p.add_to_all::<W, _>(|_| B(v)),
+                    2 => p.add_to_all::<W, _>(|_| C(v)),
+                    3 => p.add_to_all::<W, _>(|_| G1(v)),
+                    4 => p.add_to_all::<W, _>(|_| G2(v)),
+                    _ => p.add_to_all::<W, _>(|_| T),
+                }
+            }
+
+            fn add_to_all(p: &mut ecs::Defer<'_, Ctx>, with: usize, c: usize, v: u32) -> usize {
+                match with {
+                    0 => add_to_all_with::<(A,)>(p, c, v),
+                    1 => add_to_all_with::<(B,)>(p, c, v),
+                    2 => add_to_all_with::<(C,)>(p, c, v),
+                    3 => add_to_all_with::<(G1,)>(p, c, v),
+                    4 => add_to_all_with::<(G2,)>(p, c, v),
+                    5 => add_to_all_with::<(T,)>(p, c, v),
+                    _ => add_to_all_with::<()>(p, c, v),
+                }
+            }
+
+            fn remove_from_all(p: &mut ecs::Defer<'_, Ctx>, c: usize) -> usize {
+                match c {
+                    0 => p.remove_from_all::<A>(),
+                    1 => p.remove_from_all::<B>(),
+                    2 => p.remove_from_all::<C>(),
+                    3 => p.remove_from_all::<G1>(),
+                    4 => p.remove_from_all::<G2>(),
+                    _ => p.remove_from_all::<T>(),
+                }
+            }
+
             fn mutate(p: &mut ecs::Defer<'_, Ctx>, e: Entity, c: usize, v: u32) -> bool {
                 match c {
                     0 => p.get_mut::<A>(e).map(|x| x.0 = v).is_some(),
@@ -283,6 +326,28 @@ macro_rules! model_context {
                             if ok && c != 5 {
                                 model[i].comps[c] = Some(v);
                             }
+                        }
+                        Op::AddToAll(with, c, v, kill) => {
+                            let kill = kill.and_then(pick);
+                            let (was, added) = ctx.step(|p| {
+                                let was = kill.map(|i| p.kill(handles[i]));
+                                (was, add_to_all(p, with, c, v))
+                            });
+                            if let Some(i) = kill {
+                                prop_assert_eq!(was, Some(model[i].alive));
+                                model[i] = ModelEntity::default();
+                            }
+                            let mut want = 0;
+                            for m in model.iter_mut().filter(|m| m.alive && (with == N || m.comps[with].is_some())) {
+                                m.comps[c] = Some(if c == 5 { 1 } else { v });
+                                want += 1;
+                            }
+                            prop_assert_eq!(added, want);
+                        }
+                        Op::RemoveFromAll(c) => {
+                            let removed = ctx.step(|p| remove_from_all(p, c));
+                            let want = model.iter_mut().filter_map(|m| m.comps[c].take()).count();
+                            prop_assert_eq!(removed, want);
                         }
                         Op::Step => {
                             ctx.step(|p| p.run_all(&()));

@@ -101,6 +101,13 @@ pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + '
     fn contains(&self, bit: usize) -> bool;
     /// Whether every bit of `other` is set in `self`.
     fn contains_all(&self, other: &Self) -> bool;
+    /// Whether `self` and `other` have a bit in common.
+    fn intersects(&self, other: &Self) -> bool;
+    /// Whether the bits of `self` under `mask` are those of `value`
+    /// (`self & mask == value`, with `value` inside `mask`).
+    fn masked_eq(&self, mask: &Self, value: &Self) -> bool;
+    /// Whether no bit is set.
+    fn is_empty(&self) -> bool;
     /// Sets every bit of `other`.
     fn union_with(&mut self, other: &Self);
     /// Calls `f` with each set bit, in increasing order.
@@ -125,6 +132,19 @@ impl<const W: usize> ComponentSet for Bitset<W> {
     #[inline]
     fn contains_all(&self, other: &Self) -> bool {
         Bitset::contains_all(self, other)
+    }
+    #[inline]
+    fn masked_eq(&self, mask: &Self, value: &Self) -> bool {
+        // No early exit, so that a loop over many sets vectorises.
+        (0..W).fold(true, |eq, w| eq & (self.0[w] & mask.0[w] == value.0[w]))
+    }
+    #[inline]
+    fn intersects(&self, other: &Self) -> bool {
+        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+    #[inline]
+    fn is_empty(&self) -> bool {
+        Bitset::is_empty(self)
     }
     #[inline]
     fn union_with(&mut self, other: &Self) {

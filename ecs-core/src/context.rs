@@ -25,7 +25,10 @@ use crate::system::{Pending, System};
 /// [`subscribers`](Self::subscribers) asks: not at every refresh. An
 /// entity changed in several steps between two runs is matched once, and
 /// one whose changes cancel (a component added, then removed) changes no
-/// system's set. Nothing else can tell the difference: a step given event
+/// system's set. A component added to or removed from many entities at
+/// once ([`Defer::add_to_all`], [`Defer::remove_from_all`]) queues no entity:
+/// the systems that name it are compared with every entity's components
+/// instead, when they next run. Nothing else can tell the difference: a step given event
 /// handlers ([`step_with`](Self::step_with)) first matches what earlier
 /// steps changed, without events, and its refresh then matches at once, so
 /// that its handlers see exactly the subscriptions its own changes cause.
@@ -211,27 +214,34 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Stores `value` for the live entity of `slot`, whose id is `id`, and
-    /// records it in its bitset.
+    /// records it in its bitset; returns the value it replaces.
     #[inline]
-    pub(crate) fn insert_component<C: Component<Cx>>(&mut self, (slot, id): (u32, EntityId), value: C) -> Option<C> {
+    pub(crate) fn insert_component<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C) -> Option<C> {
+        let held = self.entities.bits(at.1).contains(C::INDEX);
         // Insert first, then set the bit: if `insert` panics, the bitset still
         // claims nothing the storage lacks.
-        let old = C::column_mut(&mut self.storages).insert(id, value);
-        if old.is_none() {
-            self.entities.set_bit(slot, C::INDEX, true);
+        let old = C::column_mut(&mut self.storages).insert(at.1, value);
+        if held {
+            old
+        } else {
+            self.entities.set_bit(at, C::INDEX, true);
+            // A value the entity did not hold is one a panicking storage or
+            // drop left unclaimed (see `Column::insert_new`): not the
+            // entity's to return.
+            drop(old);
+            None
         }
-        old
     }
 
     /// Removes `C` of the live entity of `slot`, whose id is `id`, clearing
     /// its bit first.
     #[inline]
-    pub(crate) fn remove_component<C: Component<Cx>>(&mut self, (slot, id): (u32, EntityId)) -> Option<C> {
-        if !self.entities.bits(slot).contains(C::INDEX) {
+    pub(crate) fn remove_component<C: Component<Cx>>(&mut self, at: (u32, EntityId)) -> Option<C> {
+        if !self.entities.bits(at.1).contains(C::INDEX) {
             return None;
         }
-        self.entities.set_bit(slot, C::INDEX, false);
-        C::column_mut(&mut self.storages).remove(id)
+        self.entities.set_bit(at, C::INDEX, false);
+        C::column_mut(&mut self.storages).remove(at.1)
     }
 
     /// Matches the entities created or changed since the last matching to
@@ -243,6 +253,9 @@ impl<Cx: ContextDecl> Context<Cx> {
     fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
         if self.entities.has_dirty() {
             self.match_entities(events, collect);
+        }
+        if !self.entities.bulk().is_empty() {
+            self.match_bulk(events, collect);
         }
         self.compact_subscribers();
         // Packing moves entities out of id order; a set holding every
@@ -267,6 +280,31 @@ impl<Cx: ContextDecl> Context<Cx> {
                 }
             });
         });
+    }
+
+    /// Matches the systems that name a component changed in bulk (added to
+    /// or removed from any number of entities at once) against every
+    /// entity: one comparison per entity and such system, and a change only
+    /// where membership differs (the entities queued one by one were matched
+    /// just before). No id is a hole outside a refresh's reclamation, so
+    /// each holds an entity, alive or killed, matched by its components as
+    /// `match_entities` matches it. The bulk changes are forgotten only once
+    /// matched.
+    #[inline(never)]
+    fn match_bulk(&mut self, events: &mut Vec<Event>, collect: bool) {
+        let changed = self.entities.bulk();
+        let (entities, systems, subscriptions) = (&self.entities, &mut self.systems, &mut self.subscriptions);
+        let mut report = |i: usize, id: EntityId, subscribed: bool| {
+            let handle = entities.entity_with_id(id);
+            events.push(if subscribed {
+                Event::Subscribe(i, handle)
+            } else {
+                Event::Unsubscribe(i, handle)
+            });
+        };
+        let report: Option<&mut dyn FnMut(usize, EntityId, bool)> = if collect { Some(&mut report) } else { None };
+        subscriptions.rematch::<Cx>(systems, entities.all_bits(), &changed, report);
+        self.entities.clear_bulk();
     }
 
     /// Closes the holes removals left in the systems' subscriber sets,
@@ -442,7 +480,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                         fired.push(Event::Unsubscribe(i, handle));
                     }
                 });
-                let bits = self.entities.clear_bits(slot);
+                let bits = self.entities.clear_bits(id);
                 bits.for_each(|c| Cx::remove_component(&mut self.storages, c, id));
                 self.entities.free_slot(slot);
                 if collect {

@@ -19,8 +19,13 @@
 //! slot a very old handle would match again. At one reclamation of one slot
 //! per microsecond that takes over half an hour of doing nothing else; we
 //! accept it, as hecs and bevy_ecs do. (The 32nd bit marks a killed entity,
-//! and ids and slots stay below 2^31 - 1, so that an entity's metadata fits
-//! in 16 bytes.)
+//! and ids and slots stay below 2^31 - 1, so that a slot's metadata fits in
+//! 8 bytes.)
+//!
+//! The set of components an entity holds (its bitset) is kept by id, beside
+//! the id's slot, not in the slot's metadata: operations on every entity
+//! (matching a bulk change, adding or removing a component everywhere) then
+//! walk one packed array, which the compiler vectorises.
 
 use crate::bitset::ComponentSet;
 use crate::error::EntityLimit;
@@ -100,10 +105,10 @@ const DIRTY: u32 = 1 << 31;
 /// The id part of [`Meta::place`] of a free slot; ids stay below it.
 const NO_ID: u32 = DIRTY - 1;
 
-/// What the table knows of one slot, in 16 bytes (for one bitset word): the
-/// flags live in the top bits of the generation and the id.
+/// What the table knows of one slot, in 8 bytes: the flags live in the top
+/// bits of the generation and the id.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Meta<B> {
+pub(crate) struct Meta {
     /// The generation (bumped each time the slot is reclaimed) in bits 0-30;
     /// [`DYING`] when the entity is killed. A handle holds the generation
     /// alone, so a killed entity's handles stop matching at once.
@@ -112,19 +117,15 @@ pub(crate) struct Meta<B> {
     /// [`DIRTY`] while the slot is on the `dirty` list (its components
     /// changed since the last matching).
     place: u32,
-    /// The components the entity holds: bit `i` is set exactly when the
-    /// storage of component `i` holds a value for the entity's id.
-    pub(crate) bits: B,
 }
 
-impl<B> Meta<B> {
-    /// An alive entity with id `index`, holding `bits`.
+impl Meta {
+    /// An alive entity with id `index`.
     #[inline]
-    fn alive(generation: u32, index: u32, dirty: bool, bits: B) -> Self {
+    fn alive(generation: u32, index: u32, dirty: bool) -> Self {
         Self {
             tag: generation,
             place: index | if dirty { DIRTY } else { 0 },
-            bits,
         }
     }
 
@@ -167,28 +168,40 @@ impl<B> Meta<B> {
 
 /// The table of entity metadata.
 ///
+/// ```text
+///  slot -> meta: generation | killed, id | dirty
+///  id   -> slot_of: the slot,  bits: the components held
+/// ```
+///
 /// Invariants:
 /// - `meta.len()` slots have been handed out at least once; a slot is on
-///   `free` exactly when its `life` is `Free`, and then its `bits` are
-///   empty;
+///   `free` exactly when its `life` is `Free`;
 /// - `slot_of[i]` is the slot of the entity with id `i`, for every `i` below
 ///   `slot_of.len()`, and the id in `meta[slot_of[i]]` is `i`: the slots that are
 ///   not free and the ids `0..slot_of.len()` correspond one to one, except
 ///   that an id on `holes` belongs to no entity (its slot was freed) until
 ///   [`pack`](Self::pack) fills it;
+/// - `bits[i]` holds the components of the entity with id `i` (bit `c` is
+///   set exactly when the storage of component `c` holds a value for `i`),
+///   and `bits.len() == slot_of.len()`; a hole's bits are empty;
 /// - a slot is on `dying` exactly when its `life` is `Dying`;
-/// - a slot is on `dirty` exactly when its `dirty` flag is set, and none is
-///   when `matched` is false;
-/// - with a fixed limit, `meta` and `slot_of` were allocated once with room
-///   for the limit and never grow past it.
+/// - a slot is on `dirty` exactly when its `dirty` flag is set; none is,
+///   and `bulk` is empty, when `matched` is false;
+/// - with a fixed limit, `meta`, `slot_of` and `bits` were allocated once
+///   with room for the limit and never grow past it.
 pub struct Entities<B> {
-    meta: Vec<Meta<B>>,
+    meta: Vec<Meta>,
     slot_of: Vec<u32>,
+    bits: Vec<B>,
     free: Vec<u32>,
     free_unsorted: bool,
     holes: Vec<u32>,
     dying: Vec<u32>,
     dirty: Vec<u32>,
+    /// Components added to or removed from many entities at once since the
+    /// last matching: the systems that name one of them are matched again
+    /// against every entity, instead of queuing each entity on `dirty`.
+    bulk: B,
     /// Whether changes are queued for matching at all: not in a context
     /// without systems, where matching has nothing to do.
     matched: bool,
@@ -204,6 +217,7 @@ impl<B: ComponentSet> Entities<B> {
         Self {
             meta: Vec::with_capacity(cap),
             slot_of: Vec::with_capacity(cap),
+            bits: Vec::with_capacity(cap),
             free: Vec::with_capacity(if fixed { cap } else { 0 }),
             free_unsorted: false,
             holes: Vec::new(),
@@ -211,6 +225,7 @@ impl<B: ComponentSet> Entities<B> {
             // A fixed context's entities are all known: no regrowth while a
             // wave of new entities is queued for matching.
             dirty: Vec::with_capacity(if fixed { cap } else { 0 }),
+            bulk: B::default(),
             matched: true,
             alive: 0,
             limit,
@@ -282,8 +297,9 @@ impl<B: ComponentSet> Entities<B> {
         let e = if reuse.is_some() {
             self.reuse_free_slot(index, bits)
         } else {
-            self.meta.push(Meta::alive(0, index, false, *bits));
+            self.meta.push(Meta::alive(0, index, false));
             self.slot_of.push(slot);
+            self.bits.push(*bits);
             self.mark_dirty(slot);
             Entity { slot, generation: 0 }
         };
@@ -307,9 +323,10 @@ impl<B: ComponentSet> Entities<B> {
     fn reuse_free_slot(&mut self, index: u32, bits: &B) -> Entity {
         let slot = self.free.pop().expect("a free slot");
         let meta = &mut self.meta[slot as usize];
-        *meta = Meta::alive(meta.generation(), index, meta.dirty(), *bits);
+        *meta = Meta::alive(meta.generation(), index, meta.dirty());
         let generation = meta.generation();
         self.slot_of.push(slot);
+        self.bits.push(*bits);
         self.mark_dirty(slot);
         Entity { slot, generation }
     }
@@ -339,12 +356,14 @@ impl<B: ComponentSet> Entities<B> {
         // loops below.
         self.meta.reserve(fresh);
         self.slot_of.reserve(fresh);
+        self.bits.reserve(fresh);
         let matched = self.matched;
         self.meta
-            .extend((0..fresh as u32).map(|k| Meta::alive(0, index + k, matched, *bits)));
+            .extend((0..fresh as u32).map(|k| Meta::alive(0, index + k, matched)));
         // Below `id_limit` (checked by `room`), so every slot fits in a `u32`.
         let slots = first as u32..(first + fresh) as u32;
         self.slot_of.extend(slots.clone());
+        self.bits.resize(self.slot_of.len(), *bits);
         if matched {
             self.dirty.extend(slots.clone());
         }
@@ -376,6 +395,7 @@ impl<B: ComponentSet> Entities<B> {
         let fresh = n.saturating_sub(self.free.len());
         self.meta.reserve(fresh);
         self.slot_of.reserve(n);
+        self.bits.reserve(n);
         self.dirty.reserve(n);
     }
 
@@ -425,23 +445,80 @@ impl<B: ComponentSet> Entities<B> {
         })
     }
 
-    /// The component bitset of a slot that is not free.
+    /// The component bitset of the entity with id `id` (below
+    /// [`id_bound`](Self::id_bound)).
     #[inline]
-    pub(crate) fn bits(&self, slot: u32) -> &B {
-        &self.meta[slot as usize].bits
+    pub(crate) fn bits(&self, id: EntityId) -> &B {
+        &self.bits[id.index()]
     }
 
-    /// Records that the entity of a slot now holds (or no longer holds)
-    /// component `bit` and queues it for matching.
+    /// The component bitsets of every id, by id.
     #[inline]
-    pub(crate) fn set_bit(&mut self, slot: u32, bit: usize, present: bool) {
-        let meta = &mut self.meta[slot as usize];
+    pub(crate) fn all_bits(&self) -> &[B] {
+        &self.bits
+    }
+
+    /// The component bitsets of every id, to change many at once; the
+    /// caller queues the change for matching with
+    /// [`mark_bulk`](Self::mark_bulk).
+    #[inline]
+    pub(crate) fn all_bits_mut(&mut self) -> &mut [B] {
+        &mut self.bits
+    }
+
+    /// Records that the entity of `slot`, with id `id`, now holds (or no
+    /// longer holds) component `bit`, and queues it for matching.
+    #[inline]
+    pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
+        let bits = &mut self.bits[id.index()];
         if present {
-            meta.bits.insert(bit);
+            bits.insert(bit);
         } else {
-            meta.bits.remove(bit);
+            bits.remove(bit);
         }
         self.mark_dirty(slot);
+    }
+
+    /// Queues for matching a change of component `bit` on any number of
+    /// entities: before systems next run, the systems that name it are
+    /// matched against every entity.
+    #[inline]
+    pub(crate) fn mark_bulk(&mut self, bit: usize) {
+        if self.matched {
+            self.bulk.insert(bit);
+        }
+    }
+
+    /// The components changed in bulk since the last
+    /// [`clear_bulk`](Self::clear_bulk).
+    #[inline]
+    pub(crate) fn bulk(&self) -> B {
+        self.bulk
+    }
+
+    /// Forgets the bulk changes, once matched.
+    #[inline]
+    pub(crate) fn clear_bulk(&mut self) {
+        self.bulk.clear();
+    }
+
+    /// The slot of the entity with id `id` (below
+    /// [`id_bound`](Self::id_bound)).
+    #[inline]
+    pub(crate) fn slot_with_id(&self, id: EntityId) -> u32 {
+        self.slot_of[id.index()]
+    }
+
+    /// The handle of the entity with id `id`, alive or killed (`id` below
+    /// [`id_bound`](Self::id_bound), outside a refresh, where no id is a
+    /// hole).
+    #[inline]
+    pub(crate) fn entity_with_id(&self, id: EntityId) -> Entity {
+        let slot = self.slot_of[id.index()];
+        Entity {
+            slot,
+            generation: self.meta[slot as usize].generation(),
+        }
     }
 
     #[inline]
@@ -511,7 +588,7 @@ impl<B: ComponentSet> Entities<B> {
     pub(crate) fn free_slot(&mut self, slot: u32) {
         let meta = &mut self.meta[slot as usize];
         debug_assert_eq!(meta.life(), Life::Dying);
-        debug_assert!(meta.bits == B::default());
+        debug_assert!(self.bits[meta.index() as usize] == B::default());
         self.holes.push(meta.index());
         meta.tag = meta.generation().wrapping_add(1) & !DYING;
         meta.place = NO_ID | (meta.place & DIRTY);
@@ -540,12 +617,15 @@ impl<B: ComponentSet> Entities<B> {
             let last = self.slot_of.len() as u32 - 1;
             if hole != last {
                 let slot = self.slot_of[last as usize];
-                relocate(EntityId(last), EntityId(hole), &self.meta[slot as usize].bits);
+                let bits = self.bits[last as usize];
+                relocate(EntityId(last), EntityId(hole), &bits);
                 self.slot_of[hole as usize] = slot;
+                self.bits[hole as usize] = bits;
                 let meta = &mut self.meta[slot as usize];
                 meta.place = hole | (meta.place & DIRTY);
             }
             self.slot_of.pop();
+            self.bits.pop();
         }
         holes.clear();
         self.holes = holes;
@@ -573,7 +653,8 @@ impl<B: ComponentSet> Entities<B> {
                 slot,
                 generation: meta.generation(),
             };
-            f(e, EntityId(meta.index()), life, &meta.bits);
+            let id = meta.index();
+            f(e, EntityId(id), life, &self.bits[id as usize]);
         }
         self.dirty.clear();
     }
@@ -590,9 +671,9 @@ impl<B: ComponentSet> Entities<B> {
         !self.dying.is_empty()
     }
 
-    /// Clears the bitset of a slot, returning what it held.
-    pub(crate) fn clear_bits(&mut self, slot: u32) -> B {
-        core::mem::take(&mut self.meta[slot as usize].bits)
+    /// Clears the bitset of an id, returning what it held.
+    pub(crate) fn clear_bits(&mut self, id: EntityId) -> B {
+        core::mem::take(&mut self.bits[id.index()])
     }
 
     /// Sets the generation of a free slot (for tests of wrap-around).
@@ -613,7 +694,8 @@ mod tests {
     /// Reclaims the killed entities and packs the ids, recording each move.
     fn reclaim(t: &mut E) -> Vec<(u32, u32)> {
         for slot in t.take_dying() {
-            t.meta[slot as usize].bits.clear();
+            let (_, id) = t.entity_at(slot);
+            t.clear_bits(id);
             t.free_slot(slot);
         }
         let mut moves = Vec::new();
@@ -628,10 +710,13 @@ mod tests {
         let bits = Bitset::<1>::default();
         let e = t.create().unwrap();
         t.create_run(3, &bits);
-        t.set_bit(e.slot, 0, true);
+        let at = t.resolve(e).unwrap();
+        t.set_bit(at, 0, true);
+        t.mark_bulk(1);
         assert!(!t.has_dirty(), "nothing to match, nothing queued");
+        assert!(t.bulk().is_empty(), "nothing to match, nothing queued");
         assert_eq!(t.alive_count(), 4);
-        assert!(t.bits(e.slot).contains(0));
+        assert!(t.bits(at.1).contains(0));
     }
 
     #[test]
@@ -730,9 +815,9 @@ mod tests {
     }
 
     #[test]
-    fn an_entitys_metadata_fits_in_16_bytes() {
-        assert_eq!(core::mem::size_of::<Meta<Bitset<1>>>(), 16);
-        let mut m = Meta::alive(5, 7, false, Bitset::<1>::default());
+    fn a_slots_metadata_fits_in_8_bytes() {
+        assert_eq!(core::mem::size_of::<Meta>(), 8);
+        let mut m = Meta::alive(5, 7, false);
         assert_eq!(
             (m.generation(), m.index(), m.dirty(), m.life()),
             (5, 7, false, Life::Alive)
@@ -760,6 +845,7 @@ mod tests {
         assert!(t.create().is_some());
         assert_eq!(t.meta.capacity(), 2, "fixed tables never grow");
         assert_eq!(t.slot_of.capacity(), 2, "fixed tables never grow");
+        assert_eq!(t.bits.capacity(), 2, "fixed tables never grow");
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use proxy::step::Roots;
-pub use proxy::{Bundle, Data, Defer, Spawned, Step, View};
+pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
 pub use query::{Query, SharedQuery};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;

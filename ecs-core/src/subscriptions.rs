@@ -9,9 +9,10 @@
 //! its own, copied from the shared one, the first time an entity is matched
 //! differently for it.
 
+use crate::bitset::ComponentSet;
 use crate::decl::ContextDecl;
 use crate::entity::EntityId;
-use crate::sparse_set::SparseSet;
+use crate::sparse_set::{Diff, SparseSet};
 
 /// The owner of each system's subscriber set.
 ///
@@ -110,6 +111,84 @@ impl Subscriptions {
             // result is already known; they want what it wants.
             if self.changed[o] {
                 changed(i, w);
+            }
+        }
+    }
+
+    /// Matches every id again for the systems whose signature meets
+    /// `changed`: afterwards system `i` processes exactly the ids `k` whose
+    /// `bits[k]` contains `SIGNATURES[i]` (the other systems must already).
+    /// Calls `report(i, id, subscribed)` for each change, system by system:
+    /// the ids it gains, then those it loses, each in id order.
+    ///
+    /// Each affected system's changes are found against the sets as they
+    /// were (a few instructions per id), then applied: systems sharing a set
+    /// keep sharing it when their changes agree, and the others get a copy
+    /// of the set as it was, with their own changes.
+    pub(crate) fn rematch<Cx: ContextDecl>(
+        &mut self,
+        systems: &mut Cx::Systems,
+        bits: &[Cx::Bits],
+        changed: &Cx::Bits,
+        report: Option<&mut dyn FnMut(usize, EntityId, bool)>,
+    ) {
+        let count = Cx::SYSTEMS.len();
+        // Empty for unaffected systems.
+        let changes: Vec<Diff> = (0..count)
+            .map(|i| {
+                let signature = &Cx::SIGNATURES[i];
+                if signature.intersects(changed) {
+                    self.of::<Cx>(systems, i).diff(bits, signature)
+                } else {
+                    Default::default()
+                }
+            })
+            .collect();
+        let unchanged = |i: usize| changes[i].is_empty();
+        // Splits first, against the sets as they were.
+        let mut split = false;
+        for o in 0..count {
+            if self.owner[o] != o {
+                continue;
+            }
+            let group: Vec<usize> = (o..count).filter(|&i| self.owner[i] == o).collect();
+            if group.iter().all(|&i| unchanged(i)) {
+                continue;
+            }
+            // Systems whose changes differ from the owner's leave the group,
+            // those with equal changes together, under the first of them,
+            // with the set as it was.
+            for &i in &group {
+                if self.owner[i] != o || changes[i] == changes[o] {
+                    continue;
+                }
+                let class: Vec<usize> = group
+                    .iter()
+                    .copied()
+                    .filter(|&j| j >= i && self.owner[j] == o && changes[j] == changes[i])
+                    .collect();
+                for j in class {
+                    self.owner[j] = i;
+                }
+                let set = Cx::slot_core(systems, o).subscribers.clone();
+                Cx::slot_core_mut(systems, i).subscribers = set;
+                split = true;
+            }
+        }
+        if split {
+            self.shared = self.owner.iter().enumerate().any(|(i, &owner)| owner != i);
+        }
+        // Then each set changes once, as its owner's changes say (the
+        // systems sharing it have the same).
+        for (i, diff) in changes.iter().enumerate() {
+            if self.owner[i] == i && !diff.is_empty() {
+                Cx::slot_core_mut(systems, i).subscribers.apply(diff);
+            }
+        }
+        if let Some(report) = report {
+            for (i, diff) in changes.iter().enumerate() {
+                diff.gained().for_each(|k| report(i, EntityId(k), true));
+                diff.lost().for_each(|k| report(i, EntityId(k), false));
             }
         }
     }

@@ -7,11 +7,13 @@
 //! - [`Defer`]: inside a deferred function, run at refresh: entity and
 //!   component operations.
 
+pub(crate) mod bulk;
 pub(crate) mod data;
 pub(crate) mod defer;
 pub(crate) mod spawn;
 pub(crate) mod step;
 
+pub use bulk::Components;
 pub use data::{Data, View};
 pub use defer::Defer;
 pub use spawn::{Bundle, Spawned};

@@ -140,6 +140,25 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         Some(unsafe { self.slots[i].get_mut().assume_init_read() })
     }
 
+    fn remove_range(&mut self, ids: Range<usize>) {
+        if core::mem::needs_drop::<T>() {
+            let mut from = ids.start;
+            while let Some(i) = self.present.first_in(from..ids.end) {
+                // The bit was set, so the slot is initialised; clearing it
+                // first means the value is never read again before being
+                // rewritten, even if its `drop` panics.
+                self.present.remove(i);
+                // SAFETY: initialised (its bit was set), and dropped once:
+                // the bit is clear now.
+                unsafe { self.slots[i].get_mut().assume_init_drop() };
+                from = i + 1;
+            }
+        } else {
+            // Nothing to drop: forgetting the values is clearing their bits.
+            self.present.remove_range(ids);
+        }
+    }
+
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.present.get(id.index())

@@ -116,6 +116,16 @@ pub unsafe trait Column: Send + Sync {
     /// Removes and returns the value of `id`, if any.
     fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
 
+    /// Removes and drops the value of every id of `ids` that has one, as
+    /// [`remove`](Self::remove) does one by one (the default); storages may
+    /// clear a range at once. A value's `drop` that panics leaves the
+    /// values not yet dropped in place.
+    fn remove_range(&mut self, ids: Range<usize>) {
+        for i in ids {
+            drop(self.remove(EntityId(i as u32)));
+        }
+    }
+
     /// Moves the value of `from`, if any, to `to`, which has none: the
     /// context packs entity ids this way when it reclaims entities.
     ///

@@ -54,6 +54,23 @@ impl Presence {
         }
     }
 
+    /// Clears the bits of every id of `ids`.
+    pub(crate) fn remove_range(&mut self, ids: Range<usize>) {
+        for (w, mask) in Self::masks(ids) {
+            if let Some(word) = self.words.get_mut(w) {
+                *word &= !mask;
+            }
+        }
+    }
+
+    /// The lowest id of `ids` whose bit is set.
+    pub(crate) fn first_in(&self, ids: Range<usize>) -> Option<usize> {
+        Self::masks(ids).find_map(|(w, mask)| {
+            let word = self.words.get(w).map_or(0, |&word| word & mask);
+            (word != 0).then(|| w * 64 + word.trailing_zeros() as usize)
+        })
+    }
+
     /// Whether the bit of any id of `ids` is set.
     pub(crate) fn any_in(&self, ids: Range<usize>) -> bool {
         Self::masks(ids).any(|(w, mask)| self.words.get(w).is_some_and(|word| word & mask != 0))
@@ -105,6 +122,30 @@ impl Presence {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_clear_exactly_their_bits_and_first_in_finds_the_lowest() {
+        for (start, end) in [(0, 0), (0, 1), (3, 64), (63, 65), (5, 200), (64, 128)] {
+            let mut p = Presence::with_capacity(0);
+            p.insert_range(0..260);
+            p.remove_range(start..end);
+            for i in 0..260 {
+                assert_eq!(p.get(i), !(start..end).contains(&i), "{start}..{end}: bit {i}");
+            }
+            assert_eq!(p.first_in(start..end), None);
+            assert_eq!(p.first_in(start..260), (end < 260).then_some(end.max(start)));
+        }
+        let mut p = Presence::with_capacity(0);
+        for i in [3, 70, 200] {
+            p.insert(i);
+        }
+        assert_eq!(p.first_in(0..300), Some(3));
+        assert_eq!(p.first_in(4..300), Some(70));
+        assert_eq!(p.first_in(71..200), None);
+        assert_eq!(p.first_in(71..201), Some(200));
+        p.remove_range(0..1000);
+        assert_eq!(p.first_in(0..1000), None, "past the words: nothing, no panic");
+    }
 
     #[test]
     fn ranges_set_exactly_their_bits() {

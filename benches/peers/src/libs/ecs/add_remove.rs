@@ -41,21 +41,13 @@ impl AddRemove {
     }
 
     fn add(&mut self) {
-        let es = &self.entities;
-        self.world.step(|p| {
-            for &e in es {
-                p.add(e, B(0.0)).expect("alive");
-            }
-        });
+        let added = self.world.step(|p| p.add_to_all::<(A,), _>(|_| B(0.0)));
+        debug_assert_eq!(added, N);
     }
 
     fn remove(&mut self) {
-        let es = &self.entities;
-        self.world.step(|p| {
-            for &e in es {
-                p.remove::<B>(e);
-            }
-        });
+        let removed = self.world.step(|p| p.remove_from_all::<B>());
+        debug_assert_eq!(removed, N);
     }
 
     /// Entities holding `B` and those `uses_b` processes, which must agree.
