@@ -5,7 +5,6 @@
 //! the median time per iteration.
 
 use crate::expect::Check;
-use crate::workload::Lib;
 use std::time::{Duration, Instant};
 
 /// One implementation of one workload, set up and ready to run.
@@ -89,8 +88,9 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
-/// Measures every bench by `plan`, interleaving their samples.
-pub fn measure(benches: &mut [(Lib, Box<dyn Bench>)], plan: &Plan) -> Vec<(Lib, Stats)> {
+/// Measures every bench by `plan`, interleaving their samples; `K` names
+/// each.
+pub fn measure<K: Copy>(benches: &mut [(K, Box<dyn Bench>)], plan: &Plan) -> Vec<(K, Stats)> {
     let iters: Vec<u64> = benches.iter_mut().map(|(_, b)| calibrate(b.as_mut(), plan)).collect();
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(plan.samples); benches.len()];
     let mut spent = vec![Duration::ZERO; benches.len()];

@@ -59,6 +59,14 @@ struct Args {
     chart: Option<PathBuf>,
 }
 
+/// What a measured row is: an implementation of the table, or another way
+/// to write ecs's.
+#[derive(Clone, Copy)]
+enum Row {
+    Lib(Lib),
+    Variant(&'static str),
+}
+
 /// The repository root: two levels above this crate.
 fn repo_root() -> PathBuf {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -92,29 +100,54 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
 
     let plan = if args.quick { Plan::quick() } else { Plan::full() };
     let mut cells = BTreeMap::new();
+    let mut variants = Vec::new();
+    let selected = |lib: Lib| {
+        lib == Lib::Baseline || args.lib.is_empty() || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
+    };
     for &w in &workloads {
-        let mut benches: Vec<(Lib, Box<dyn Bench>)> = Lib::ALL
+        let mut benches: Vec<(Row, Box<dyn Bench>)> = Lib::ALL
             .into_iter()
-            .filter(|&lib| {
-                lib == Lib::Baseline
-                    || args.lib.is_empty()
-                    || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
-            })
-            .filter_map(|lib| Some((lib, libs::make(w, lib)?)))
+            .filter(|&lib| selected(lib))
+            .filter_map(|lib| Some((Row::Lib(lib), libs::make(w, lib)?)))
             .collect();
-        eprintln!("measuring {} ({} implementations)", w.name(), benches.len());
-        for (lib, stats) in harness::measure(&mut benches, &plan) {
-            eprintln!("  {:<9} {}", lib.name(), report::time(stats.median()));
+        if selected(Lib::Ecs) {
+            benches.extend(
+                libs::ecs_variants(w)
+                    .into_iter()
+                    .map(|(name, bench)| (Row::Variant(name), bench)),
+            );
+        }
+        eprintln!(
+            "measuring {} ({} implementations and variants)",
+            w.name(),
+            benches.len()
+        );
+        for (row, stats) in harness::measure(&mut benches, &plan) {
+            let name = match row {
+                Row::Lib(lib) => lib.name(),
+                Row::Variant(_) => "ecs, variant",
+            };
+            eprintln!("  {:<12} {}", name, report::time(stats.median()));
             if args.samples {
                 let all: Vec<String> = stats.samples.iter().map(|&s| report::time(s)).collect();
                 eprintln!("    samples (per iteration, sorted): {}", all.join(", "));
             }
-            cells.insert((w, lib), stats);
+            match row {
+                Row::Lib(lib) => {
+                    cells.insert((w, lib), stats);
+                }
+                Row::Variant(how) => variants.push((w, how, stats)),
+            }
         }
     }
-    let results = Results { workloads, cells };
+    let results = Results {
+        workloads,
+        cells,
+        variants,
+    };
     println!("{}", results.table());
     println!("{}", results.targets());
+    println!("{}", results.variants());
 
     let partial = args.quick || !args.only.is_empty() || !args.lib.is_empty();
     let out = args
@@ -150,6 +183,11 @@ fn check(workloads: &[Workload]) -> Result<(), Box<dyn Error>> {
             let Some(mut bench) = libs::make(w, lib) else { continue };
             if let Err(e) = bench.check() {
                 failures.push(format!("{} / {}: {e}", w.name(), lib.name()));
+            }
+        }
+        for (how, mut bench) in libs::ecs_variants(w) {
+            if let Err(e) = bench.check() {
+                failures.push(format!("{} / ecs, {how}: {e}", w.name()));
             }
         }
     }

@@ -28,6 +28,8 @@ pub enum Standing {
 pub struct Results {
     pub workloads: Vec<Workload>,
     pub cells: BTreeMap<(Workload, Lib), Stats>,
+    /// Other ways to write ecs's implementation: workload, how, stats.
+    pub variants: Vec<(Workload, &'static str, Stats)>,
 }
 
 impl Results {
@@ -133,6 +135,31 @@ impl Results {
         s
     }
 
+    /// The variants of ecs's implementations: their medians, ratios to the
+    /// baseline and to the table's ecs, from the same run.
+    pub fn variants(&self) -> String {
+        if self.variants.is_empty() {
+            return String::new();
+        }
+        let mut s = String::from(
+            "| workload | ecs written as | median | ratio to baseline | ratio to the table's ecs |\n\
+             | --- | --- | ---: | ---: | ---: |\n",
+        );
+        for (w, how, stats) in &self.variants {
+            let m = stats.median();
+            let of = |lib| self.median(*w, lib).map_or_else(|| "—".into(), |base| ratio(m / base));
+            let _ = writeln!(
+                s,
+                "| {} | {how} | {} | {} | {} |",
+                w.name(),
+                time(m),
+                of(Lib::Baseline),
+                of(Lib::Ecs)
+            );
+        }
+        s
+    }
+
     /// Per cell: the spread of the samples (interquartile range over the
     /// median) and samples × iterations.
     pub fn spread(&self) -> String {
@@ -187,6 +214,15 @@ impl Results {
              cores; `heavy_compute`'s baseline is rayon's `par_iter`.\n\n",
         );
         s.push_str(&self.targets());
+        if !self.variants.is_empty() {
+            s.push_str("\n## Other ways to write ecs's implementations\n\n");
+            s.push_str(
+                "Measured beside the table's implementations, in the same run: what `add_to_all` and \
+                 `remove_from_all` gain over `add` and `remove` per handle, and what the change costs once \
+                 systems run and match it.\n\n",
+            );
+            s.push_str(&self.variants());
+        }
         s.push_str("\n## Reading the baseline\n\n");
         s.push_str(BASELINE_NOTES);
         s.push_str("\n## How each implementation is used\n\n");
@@ -313,6 +349,7 @@ mod tests {
         Results {
             workloads: vec![w],
             cells,
+            variants: Vec::new(),
         }
     }
 

@@ -28,6 +28,12 @@ pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
     }
 }
 
+/// Other ways to write ecs's implementation of `w`, each with what it
+/// shows; measured beside the implementations in the same run.
+pub fn ecs_variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
+    ecs::variants(w)
+}
+
 /// How the report describes the use of `lib`.
 pub fn notes(lib: Lib) -> &'static str {
     match lib {

@@ -1,10 +1,13 @@
 //! `add_remove`: `B` added to every entity in one step and removed in the
-//! next. The change is visible at once to the step proxy (`has`, `get`);
-//! systems see it when they next run: `run_all` (or `subscribers`) first
-//! matches the entities changed since the last run to the system that reads
-//! `B`. No system runs in this workload, so the changes, which cancel, are
+//! next, with `add_to_all` and `remove_from_all`, the README's way to change
+//! many entities at once. The change is visible at once to the step proxy
+//! (`has`, `get`); systems see it when they next run: `run_all` (or
+//! `subscribers`) first matches the change to the system that reads `B`.
+//! No system runs in this workload, so the changes, which cancel, are
 //! matched only by the check (as specs and shipyard compute a join's
-//! entities when the join runs).
+//! entities when the join runs). The variants measure `add` and `remove`
+//! per entity, and both ways with the system run after each step, matching
+//! included.
 
 use crate::components::letters::{A, B};
 use crate::expect::{self, Check};
@@ -28,26 +31,68 @@ impl System<AddRem> for UsesB {
     fn process(&self, _: &mut Data<'_, AddRem, Self>, _: &()) {}
 }
 
+/// How the workload is written.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    /// `add`/`remove` for each handle instead of `add_to_all`/`remove_from_all`.
+    pub each: bool,
+    /// A step with `run_all` after each change, which matches it.
+    pub run: bool,
+}
+
+impl Mode {
+    /// The README's way, and the one the table reports.
+    pub const BULK: Mode = Mode {
+        each: false,
+        run: false,
+    };
+}
+
 pub struct AddRemove {
     world: AddRem,
     entities: Vec<Entity>,
+    mode: Mode,
 }
 
 impl AddRemove {
-    pub fn new() -> Self {
+    pub fn new(mode: Mode) -> Self {
         let mut world = AddRem::new();
         let entities = world.step(|p| p.spawn_batch((0..N).map(|_| (A(0.0),))).expect("room").collect());
-        AddRemove { world, entities }
+        AddRemove { world, entities, mode }
     }
 
     fn add(&mut self) {
-        let added = self.world.step(|p| p.add_to_all::<(A,), _>(|_| B(0.0)));
-        debug_assert_eq!(added, N);
+        let es = &self.entities;
+        if self.mode.each {
+            self.world.step(|p| {
+                for &e in es {
+                    p.add(e, B(0.0)).expect("alive");
+                }
+            });
+        } else {
+            let added = self.world.step(|p| p.add_to_all::<(A,), _>(|_| B(0.0)));
+            debug_assert_eq!(added, N);
+        }
+        if self.mode.run {
+            self.world.step(|p| p.run_all(&()));
+        }
     }
 
     fn remove(&mut self) {
-        let removed = self.world.step(|p| p.remove_from_all::<B>());
-        debug_assert_eq!(removed, N);
+        let es = &self.entities;
+        if self.mode.each {
+            self.world.step(|p| {
+                for &e in es {
+                    p.remove::<B>(e);
+                }
+            });
+        } else {
+            let removed = self.world.step(|p| p.remove_from_all::<B>());
+            debug_assert_eq!(removed, N);
+        }
+        if self.mode.run {
+            self.world.step(|p| p.run_all(&()));
+        }
     }
 
     /// Entities holding `B` and those `uses_b` processes, which must agree.

@@ -18,8 +18,31 @@ pub fn make(w: Workload) -> Box<dyn Bench> {
         Workload::SimpleIter => Box::new(simple_iter::SimpleIter::new()),
         Workload::FragIter => Box::new(frag_iter::FragIter::new()),
         Workload::HeavyCompute => Box::new(heavy_compute::HeavyCompute::new()),
-        Workload::AddRemove => Box::new(add_remove::AddRemove::new()),
+        Workload::AddRemove => Box::new(add_remove::AddRemove::new(add_remove::Mode::BULK)),
         Workload::Schedule => Box::new(schedule::Schedule::new()),
+    }
+}
+
+/// Other ways to write ecs's implementation of `w`, measured beside it in
+/// the same run: what the table's figure leaves out or gains from.
+pub fn variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
+    use add_remove::{AddRemove, Mode};
+    match w {
+        Workload::AddRemove => vec![
+            (
+                "`add` then `remove` per handle, in a loop",
+                Box::new(AddRemove::new(Mode { each: true, run: false })) as Box<dyn Bench>,
+            ),
+            (
+                "`add_to_all` / `remove_from_all`, each step followed by one with `run_all` (the matching of 10 000 entities included)",
+                Box::new(AddRemove::new(Mode { each: false, run: true })),
+            ),
+            (
+                "`add` / `remove` per handle, each step followed by one with `run_all`",
+                Box::new(AddRemove::new(Mode { each: true, run: true })),
+            ),
+        ],
+        _ => Vec::new(),
     }
 }
 
@@ -27,13 +50,15 @@ pub const NOTES: &str = "one `declare_context!` per workload, every component `c
 `entities: fixed(N)` (storage for exactly the entities, allocated once). simple_insert: a context with no \
 systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-component bundles inside one \
 `step`, then dropped, all timed. simple_iter / frag_iter: one system (`read: [Velocity], write: [Position]` / \
-`write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`. heavy_compute: \
+`write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`; both queries \
+write one component and ask for no id, so the entities, one run of ids, go in blocks of 8 whose written values \
+sit on the stack. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
-measured 4-7% slower), `threads: auto`. add_remove: entity handles kept from spawning; one `step` with \
-`add(e, B)` for every entity, a second with `remove::<B>(e)`; a system `read: [A, B]` is declared, to which \
-changed entities are matched when systems next run (or `subscribers` asks, as the check does): no system \
-runs here, so the changes, which cancel, are not matched in the timed loop (running the system after each \
-step, which matches 10 000 entities twice, measured 72 µs against 38 µs). schedule: systems `ab` (`write: [A, B]`, 40 000 \
+measured 4-7% slower), `threads: auto`. add_remove: one `step` with `add_to_all::<(A,), _>(|_| B(0.0))`, a \
+second with `remove_from_all::<B>()`, the README's way to change many entities; a system `read: [A, B]` is \
+declared, to which the changes are matched when systems next run (or `subscribers` asks, as the check does): \
+no system runs here, so the changes, which cancel, are not matched in the timed loop; the variants below give \
+`add`/`remove` per handle, and both with the system run after each step. schedule: systems `ab` (`write: [A, B]`, 40 000 \
 entities), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), none split, `run_all` on \
 `threads: auto`: the caller of `step` runs `ab` while a helper runs `cd` then `ce`, each thread keeping its \
 columns in its core's cache (splitting `ab` per core measured 4.5 µs against 4.1 µs, every 10 000 entities \
