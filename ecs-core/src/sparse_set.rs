@@ -123,11 +123,23 @@ impl SparseSet {
             self.grow(last);
         }
         self.ascending &= self.dense.last().is_none_or(|member| member.0 < first);
-        self.dense.reserve(gained);
-        for id in Diff::ids(&diff.gain) {
-            debug_assert_eq!(self.sparse[id as usize], ABSENT, "inserted twice");
-            self.sparse[id as usize] = self.dense.len() as u32;
-            self.dense.push(EntityId(id));
+        // Over local slices: through `self`, a store to `sparse` could
+        // change `self`'s fields, for all the compiler knows, and it would
+        // reload them for every id.
+        let len = self.dense.len();
+        self.dense.resize(len + gained, EntityId(0));
+        let (sparse, added) = (&mut self.sparse[..], &mut self.dense[len..]);
+        let mut k = 0;
+        for (w, &word) in diff.gain.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let id = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                debug_assert_eq!(sparse[id], ABSENT, "inserted twice");
+                sparse[id] = (len + k) as u32;
+                added[k] = EntityId(id as u32);
+                k += 1;
+            }
         }
     }
 
@@ -135,19 +147,28 @@ impl SparseSet {
     /// `bits[i]` contains every bit of `signature`: those it should gain and
     /// those it should lose, as bit vectors.
     ///
-    /// One pass without branches on the data, 64 ids at a time, so that a
-    /// matching that changes nothing costs a few instructions per id.
+    /// 64 ids at a time: one byte per id for "wanted" and one for "member",
+    /// in two loops without branches that the compiler vectorises, then
+    /// packed into words eight bytes at a time. A matching that changes
+    /// nothing costs well under a nanosecond per id.
     pub(crate) fn diff<B: ComponentSet>(&self, bits: &[B], signature: &B) -> Diff {
         let words = bits.len().div_ceil(64);
         let (mut gain, mut lose) = (Vec::with_capacity(words), Vec::with_capacity(words));
         for (c, chunk) in bits.chunks(64).enumerate() {
-            let members = self.sparse.get(c * 64..).unwrap_or(&[]);
+            let (mut want, mut member) = ([0u8; 64], [0u8; 64]);
+            for (w, b) in want.iter_mut().zip(chunk) {
+                *w = u8::from(b.masked_eq(signature, signature));
+            }
+            let positions = self.sparse.get(c * 64..).unwrap_or(&[]);
+            for (m, &p) in member.iter_mut().zip(&positions[..positions.len().min(chunk.len())]) {
+                *m = u8::from(p != ABSENT);
+            }
             let (mut g, mut l) = (0u64, 0u64);
-            for (j, b) in chunk.iter().enumerate() {
-                let want = b.masked_eq(signature, signature);
-                let member = members.get(j).is_some_and(|&p| p != ABSENT);
-                g |= u64::from(want & !member) << j;
-                l |= u64::from(!want & member) << j;
+            for k in 0..8 {
+                let w = u64::from_le_bytes(want[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+                let m = u64::from_le_bytes(member[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+                g |= byte_bits(w & !m) << (8 * k);
+                l |= byte_bits(m & !w) << (8 * k);
             }
             gain.push(g);
             lose.push(l);
@@ -303,12 +324,22 @@ impl SparseSet {
 
     /// Removes every member.
     pub fn clear(&mut self) {
-        for id in self.dense.drain(..) {
-            self.sparse[id.index()] = ABSENT;
+        let sparse = &mut self.sparse[..];
+        for id in &self.dense {
+            sparse[id.index()] = ABSENT;
         }
+        self.dense.clear();
         self.ascending = true;
         self.holes.clear();
     }
+}
+
+/// The eight bytes of `x`, each 0 or 1, as the eight low bits of a byte (byte
+/// `i` to bit `i`): multiplying by `2^56 + 2^49 + .. + 2^7` moves byte `i`'s
+/// bit to bit `56 + i`, and no two partial products meet in the top byte.
+#[inline]
+fn byte_bits(x: u64) -> u64 {
+    x.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// How a set must change, from [`SparseSet::diff`]: bit `i` of `gain`
@@ -388,6 +419,14 @@ mod tests {
         s.remove(EntityId(12));
         assert_eq!(s.run_start(), None, "a swap-remove breaks it");
         assert!(!s.is_ascending());
+    }
+
+    #[test]
+    fn bytes_pack_into_bits() {
+        for pattern in [0u8, 1, 0x80, 0xff, 0x5a, 0xa5, 0x0f] {
+            let bytes: [u8; 8] = core::array::from_fn(|i| (pattern >> i) & 1);
+            assert_eq!(byte_bits(u64::from_le_bytes(bytes)), u64::from(pattern));
+        }
     }
 
     #[test]
