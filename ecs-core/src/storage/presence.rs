@@ -2,6 +2,32 @@
 
 use core::ops::Range;
 
+/// The words a non-empty range of ids covers, with the masks of its bits in
+/// the first and the last of them.
+struct Span {
+    first: usize,
+    last: usize,
+    head: u64,
+    tail: u64,
+}
+
+impl Span {
+    #[inline]
+    fn of(ids: Range<usize>) -> Option<Self> {
+        if ids.is_empty() {
+            return None;
+        }
+        let end = ids.end - 1;
+        Some(Span {
+            first: ids.start / 64,
+            last: end / 64,
+            // Bits `start % 64..64` and `0..=end % 64`.
+            head: u64::MAX << (ids.start % 64),
+            tail: u64::MAX >> (63 - end % 64),
+        })
+    }
+}
+
 /// A growable bit vector indexed by id.
 #[derive(Default, Debug)]
 pub(crate) struct Presence {
@@ -42,15 +68,21 @@ impl Presence {
 
     /// Sets the bits of every id of `ids`, growing as needed.
     pub(crate) fn insert_range(&mut self, ids: Range<usize>) {
-        if ids.is_empty() {
+        let Some(span) = Span::of(ids) else {
             return;
+        };
+        if span.last >= self.words.len() {
+            self.grow(span.last);
         }
-        let last = (ids.end - 1) / 64;
-        if last >= self.words.len() {
-            self.grow(last);
-        }
-        for (w, mask) in Self::masks(ids) {
-            self.words[w] |= mask;
+        match &mut self.words[span.first..=span.last] {
+            [only] => *only |= span.head & span.tail,
+            [first, middle @ .., last] => {
+                *first |= span.head;
+                // Whole words: a fill, which compiles to a `memset`.
+                middle.fill(u64::MAX);
+                *last |= span.tail;
+            }
+            [] => unreachable!("a span covers at least one word"),
         }
     }
 
@@ -73,7 +105,21 @@ impl Presence {
 
     /// Whether the bit of any id of `ids` is set.
     pub(crate) fn any_in(&self, ids: Range<usize>) -> bool {
-        Self::masks(ids).any(|(w, mask)| self.words.get(w).is_some_and(|word| word & mask != 0))
+        let Some(span) = Span::of(ids) else {
+            return false;
+        };
+        let word = |w: usize| self.words.get(w).copied().unwrap_or(0);
+        if span.first == span.last {
+            return word(span.first) & span.head & span.tail != 0;
+        }
+        // The whole words in between that exist, OR-ed together without an
+        // early exit, so that the loop is vectorised.
+        let middle = self
+            .words
+            .get(span.first + 1..span.last.min(self.words.len()))
+            .unwrap_or(&[]);
+        let any_middle = middle.iter().fold(0, |acc, &w| acc | w) != 0;
+        word(span.first) & span.head != 0 || any_middle || word(span.last) & span.tail != 0
     }
 
     /// The words that `ids` covers, each with the mask of its bits in `ids`.
@@ -161,6 +207,25 @@ mod tests {
             if start > 0 {
                 assert!(!p.any_in(0..start));
             }
+        }
+    }
+
+    #[test]
+    fn any_in_finds_a_single_bit_anywhere_in_the_range() {
+        for bit in [0, 5, 63, 64, 100, 127, 128, 191, 250] {
+            let mut p = Presence::with_capacity(256);
+            p.insert(bit);
+            for (start, end) in [
+                (0, 256),
+                (0, bit + 1),
+                (bit, bit + 1),
+                (bit, 300),
+                (bit.saturating_sub(70), bit + 70),
+            ] {
+                assert!(p.any_in(start..end), "bit {bit} in {start}..{end}");
+            }
+            assert!(!p.any_in(0..bit), "bit {bit} not in 0..{bit}");
+            assert!(!p.any_in(bit + 1..400), "bit {bit} not after itself");
         }
     }
 }
