@@ -77,10 +77,8 @@ impl<Cx: ContextDecl> Context<Cx> {
             Team::new(threads, Cx::NAME)
                 .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
         });
-        let mut entities = Entities::new(settings.entities);
-        if Cx::SYSTEMS.is_empty() {
-            entities.never_match();
-        }
+        // Without systems, nothing needs matching.
+        let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
         Self {
             entities,
             storages: Cx::new_storages(settings.entities),

@@ -212,6 +212,13 @@ pub struct Entities<B> {
 impl<B: ComponentSet> Entities<B> {
     /// An empty table for the given limit.
     pub fn new(limit: EntityLimit) -> Self {
+        Self::with_matching(limit, true)
+    }
+
+    /// An empty table for the given limit that queues changed entities for
+    /// matching only if `matched` (a context without systems has nothing to
+    /// match them to, and allocates no queue).
+    pub(crate) fn with_matching(limit: EntityLimit, matched: bool) -> Self {
         let cap = limit.initial_capacity();
         let fixed = limit.is_fixed();
         Self {
@@ -224,20 +231,12 @@ impl<B: ComponentSet> Entities<B> {
             dying: Vec::new(),
             // A fixed context's entities are all known: no regrowth while a
             // wave of new entities is queued for matching.
-            dirty: Vec::with_capacity(if fixed { cap } else { 0 }),
+            dirty: Vec::with_capacity(if fixed && matched { cap } else { 0 }),
             bulk: B::default(),
-            matched: true,
+            matched,
             alive: 0,
             limit,
         }
-    }
-
-    /// Stops queuing entities for matching, for a context without systems:
-    /// nothing subscribes, so nothing needs matching.
-    pub(crate) fn never_match(&mut self) {
-        debug_assert!(self.meta.is_empty());
-        self.matched = false;
-        self.dirty = Vec::new();
     }
 
     /// Number of entities alive (not yet killed).
@@ -396,7 +395,9 @@ impl<B: ComponentSet> Entities<B> {
         self.meta.reserve(fresh);
         self.slot_of.reserve(n);
         self.bits.reserve(n);
-        self.dirty.reserve(n);
+        if self.matched {
+            self.dirty.reserve(n);
+        }
     }
 
     /// The slot of a handle that is alive, and its entity's id.
@@ -705,8 +706,7 @@ mod tests {
 
     #[test]
     fn a_table_that_is_never_matched_queues_nothing() {
-        let mut t = E::new(EntityLimit::Dynamic { initial: 4 });
-        t.never_match();
+        let mut t = E::with_matching(EntityLimit::Dynamic { initial: 4 }, false);
         let bits = Bitset::<1>::default();
         let e = t.create().unwrap();
         t.create_run(3, &bits);
@@ -717,6 +717,9 @@ mod tests {
         assert!(t.bulk().is_empty(), "nothing to match, nothing queued");
         assert_eq!(t.alive_count(), 4);
         assert!(t.bits(at.1).contains(0));
+        assert_eq!(t.dirty.capacity(), 0, "and allocates no queue");
+        t.reserve(100);
+        assert_eq!(t.dirty.capacity(), 0, "not even when reserving");
     }
 
     #[test]
