@@ -75,6 +75,12 @@ impl Stats {
         quantile(&self.samples, 0.5)
     }
 
+    /// Adds another run's samples to these.
+    pub fn merge(&mut self, other: Stats) {
+        self.samples.extend(other.samples);
+        self.samples.sort_by(f64::total_cmp);
+    }
+
     /// Interquartile range over the median: the spread of the samples.
     pub fn spread(&self) -> f64 {
         (quantile(&self.samples, 0.75) - quantile(&self.samples, 0.25)) / self.median()

@@ -21,7 +21,6 @@ use clap::Parser;
 use harness::{Bench, Plan};
 use machine::Machine;
 use report::Results;
-use std::collections::BTreeMap;
 use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,6 +56,12 @@ struct Args {
     /// Where to write the bar chart [default: benches/results/peers.png].
     #[arg(long, value_name = "PATH")]
     chart: Option<PathBuf>,
+    /// Independent runs, each setting every implementation up again and
+    /// measuring every workload [default: 5, 1 with --quick]. The table
+    /// pools their samples; ecs is faster than a peer closer than 1.2x
+    /// only if it is faster in every run (and there are at least 3).
+    #[arg(long, value_name = "N")]
+    runs: Option<usize>,
 }
 
 /// What a measured row is: an implementation of the table, or another way
@@ -99,52 +104,51 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     }
 
     let plan = if args.quick { Plan::quick() } else { Plan::full() };
-    let mut cells = BTreeMap::new();
-    let mut variants = Vec::new();
+    let runs = args.runs.unwrap_or(if args.quick { 1 } else { 5 }).max(1);
+    let mut results = Results::new(workloads.clone(), runs);
     let selected = |lib: Lib| {
         lib == Lib::Baseline || args.lib.is_empty() || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
     };
-    for &w in &workloads {
-        let mut benches: Vec<(Row, Box<dyn Bench>)> = Lib::ALL
-            .into_iter()
-            .filter(|&lib| selected(lib))
-            .filter_map(|lib| Some((Row::Lib(lib), libs::make(w, lib)?)))
-            .collect();
-        if selected(Lib::Ecs) {
-            benches.extend(
-                libs::ecs_variants(w)
-                    .into_iter()
-                    .map(|(name, bench)| (Row::Variant(name), bench)),
-            );
-        }
-        eprintln!(
-            "measuring {} ({} implementations and variants)",
-            w.name(),
-            benches.len()
-        );
-        for (row, stats) in harness::measure(&mut benches, &plan) {
-            let name = match row {
-                Row::Lib(lib) => lib.name(),
-                Row::Variant(_) => "ecs, variant",
-            };
-            eprintln!("  {:<12} {}", name, report::time(stats.median()));
-            if args.samples {
-                let all: Vec<String> = stats.samples.iter().map(|&s| report::time(s)).collect();
-                eprintln!("    samples (per iteration, sorted): {}", all.join(", "));
+    // Each run sets every implementation up again and measures every
+    // workload, so that whatever the machine does during one run weighs on
+    // one run's figures only.
+    for run in 0..runs {
+        for &w in &workloads {
+            let mut benches: Vec<(Row, Box<dyn Bench>)> = Lib::ALL
+                .into_iter()
+                .filter(|&lib| selected(lib))
+                .filter_map(|lib| Some((Row::Lib(lib), libs::make(w, lib)?)))
+                .collect();
+            if selected(Lib::Ecs) {
+                benches.extend(
+                    libs::ecs_variants(w)
+                        .into_iter()
+                        .map(|(name, bench)| (Row::Variant(name), bench)),
+                );
             }
-            match row {
-                Row::Lib(lib) => {
-                    cells.insert((w, lib), stats);
+            eprintln!(
+                "run {}/{runs}: measuring {} ({} implementations and variants)",
+                run + 1,
+                w.name(),
+                benches.len()
+            );
+            for (row, stats) in harness::measure(&mut benches, &plan) {
+                let name = match row {
+                    Row::Lib(lib) => lib.name(),
+                    Row::Variant(_) => "ecs, variant",
+                };
+                eprintln!("  {:<12} {}", name, report::time(stats.median()));
+                if args.samples {
+                    let all: Vec<String> = stats.samples.iter().map(|&s| report::time(s)).collect();
+                    eprintln!("    samples (per iteration, sorted): {}", all.join(", "));
                 }
-                Row::Variant(how) => variants.push((w, how, stats)),
+                match row {
+                    Row::Lib(lib) => results.add(w, lib, stats),
+                    Row::Variant(how) => results.add_variant(w, how, stats),
+                }
             }
         }
     }
-    let results = Results {
-        workloads,
-        cells,
-        variants,
-    };
     println!("{}", results.table());
     println!("{}", results.targets());
     println!("{}", results.variants());
