@@ -213,7 +213,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Stores `value` for the live entity of `slot`, whose id is `id`, and
     /// records it in its bitset; returns the value it replaces.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert_component<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C) -> Option<C> {
         let held = self.entities.bits(at.1).contains(C::INDEX);
         // Insert first, then set the bit: if `insert` panics, the bitset still
@@ -233,7 +233,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Removes `C` of the live entity of `slot`, whose id is `id`, clearing
     /// its bit first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove_component<C: Component<Cx>>(&mut self, at: (u32, EntityId)) -> Option<C> {
         if !self.entities.bits(at.1).contains(C::INDEX) {
             return None;
