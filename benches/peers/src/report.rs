@@ -266,7 +266,7 @@ impl Results {
         s.push_str(
             "`ecs` against a hand-written baseline and six other ECS crates, on the workloads of the \
              community's ecs_bench_suite (`shared/workloads.md`): every implementation in one binary \
-             and one run (`benches/peers`). Each cell is the median time per iteration, then the ratio to \
+             and the same runs (`benches/peers`). Each cell is the median time per iteration, then the ratio to \
              the baseline over the same runs. This machine is noisy (±20-30% between runs): read a ratio \
              rather than a time, and a difference under ~1.2× between two implementations as a tie \
              unless repeated runs agree.\n\n",
@@ -298,7 +298,7 @@ impl Results {
         if !self.variants.is_empty() {
             s.push_str("\n## Other ways to write ecs's implementations\n\n");
             s.push_str(
-                "Measured beside the table's implementations, in the same run: what `add_to_all` and \
+                "Measured beside the table's implementations, in the same runs: what `add_to_all` and \
                  `remove_from_all` gain over `add` and `remove` per handle, and what the change costs once \
                  systems run and match it.\n\n",
             );
@@ -373,7 +373,9 @@ impl Results {
 /// What the table's baseline is, and why some crates beat it.
 const BASELINE_NOTES: &str = "The baseline is the plain code workloads.md describes, not the fastest code \
 possible, so crates can beat it: in simple_iter its `zip` over 12-byte `Position`/`Velocity` compiles to scalar \
-code, while the loops of some crates come out vectorised in pairs; in frag_iter the baseline is 26 separate \
+code, as the loops of the crates do (a store to one entity's `Position` might change the next one's `Velocity`, \
+for all the compiler knows), while ecs moves the `Position`s of 8 entities at a time to the stack and back, \
+which lets the compiler load and add them with vector instructions; in frag_iter the baseline is 26 separate \
 `Vec`s of 20, which is what the workload fragments, while crates that keep every `Data` in one array (shipyard's \
 sparse set, ecs's id-indexed column, gecs's archetypes) loop once; in simple_insert gecs writes into storage \
 allocated for exactly its entities, without the capacity checks of `Vec::push`. `heavy_compute` is bound by the \
