@@ -14,56 +14,13 @@ use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entities, EntityId};
-use crate::proxy::Defer;
+use crate::proxy::{Components, Defer};
 use crate::storage::Column;
 use core::ops::Range;
 use core::ptr::NonNull;
 
 /// A change to fewer than `1 / FEW` of the ids is matched entity by entity.
 const FEW: usize = 4;
-
-/// A set of component types of context `Cx`, written as a tuple: `()` (no
-/// component), `(A,)`, `(A, B)`, ... up to twelve.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tuple of components of `{Cx}`",
-    note = "write the components as a tuple: `({Self},)` for one, `(A, B)` for several, `()` for none"
-)]
-pub trait Components<Cx: ContextDecl> {
-    /// The components, as a bitset.
-    fn bits() -> Cx::Bits;
-}
-
-impl<Cx: ContextDecl> Components<Cx> for () {
-    #[inline]
-    fn bits() -> Cx::Bits {
-        Cx::Bits::default()
-    }
-}
-
-macro_rules! components {
-    ($($C:ident),+) => {
-        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Components<Cx> for ($($C,)+) {
-            #[inline]
-            fn bits() -> Cx::Bits {
-                let mut bits = Cx::Bits::default();
-                $(bits.insert($C::INDEX);)+
-                bits
-            }
-        }
-    };
-}
-components!(A);
-components!(A, B);
-components!(A, B, C);
-components!(A, B, C, D);
-components!(A, B, C, D, E);
-components!(A, B, C, D, E, F);
-components!(A, B, C, D, E, F, G);
-components!(A, B, C, D, E, F, G, H);
-components!(A, B, C, D, E, F, G, H, I);
-components!(A, B, C, D, E, F, G, H, I, J);
-components!(A, B, C, D, E, F, G, H, I, J, K);
-components!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// Adds component `C`, with the value `value(id)`, to every live entity

@@ -13,8 +13,7 @@ pub(crate) mod defer;
 pub(crate) mod spawn;
 pub(crate) mod step;
 
-pub use bulk::Components;
 pub use data::{Data, View};
 pub use defer::Defer;
-pub use spawn::{Bundle, Spawned};
+pub use spawn::{Bundle, Components, Spawned};
 pub use step::Step;

@@ -10,20 +10,35 @@ use crate::storage::Column;
 use core::iter::FusedIterator;
 use core::ops::Range;
 
+/// A set of component types of context `Cx`, written as a tuple: `()` (no
+/// component), `(A,)`, `(A, B)`, ... up to twelve. The filter of
+/// [`Defer::add_to_all`], and what every [`Bundle`] is.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tuple of components of `{Cx}`",
+    note = "write the components as a tuple: `({Self},)` for one, `(A, B)` for several, `()` for none"
+)]
+pub trait Components<Cx: ContextDecl> {
+    /// The components, as a bitset.
+    fn bits() -> Cx::Bits;
+}
+
+impl<Cx: ContextDecl> Components<Cx> for () {
+    #[inline]
+    fn bits() -> Cx::Bits {
+        Cx::Bits::default()
+    }
+}
+
 /// A set of components added together by [`Defer::spawn`] and
 /// [`Defer::spawn_batch`]: a tuple of one to twelve distinct components; a
 /// single component is written `(value,)`.
 ///
 /// A tuple that names a component twice fails to compile when it is spawned
 /// (a constant evaluation error says so).
-pub trait Bundle<Cx: ContextDecl>: Sized {
+pub trait Bundle<Cx: ContextDecl>: Components<Cx> + Sized {
     /// Whether the bundle names each component once.
     #[doc(hidden)]
     const DISTINCT: bool;
-
-    /// The components of the bundle, as a bitset.
-    #[doc(hidden)]
-    fn components() -> Cx::Bits;
 
     /// Stores every value of the bundle for `id`, without recording them in
     /// the id's bitset (the caller does, once they are all stored).
@@ -105,15 +120,17 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
 
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
-        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
-            const DISTINCT: bool = distinct(&[$($C::INDEX),+]);
-
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Components<Cx> for ($($C,)+) {
             #[inline]
-            fn components() -> Cx::Bits {
+            fn bits() -> Cx::Bits {
                 let mut bits = <Cx::Bits as Default>::default();
                 $(bits.insert($C::INDEX);)+
                 bits
             }
+        }
+
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
+            const DISTINCT: bool = distinct(&[$($C::INDEX),+]);
 
             #[inline]
             fn store(self, storages: &mut Cx::Storages, id: EntityId) {
@@ -138,7 +155,7 @@ macro_rules! bundle {
                 // A panic (of `bundles`, or of a storage) leaves no value
                 // stored by `insert_new` behind; values written through the
                 // slots but not yet recorded by `fill` are leaked.
-                let mut guard = Unstore::<Cx>::new(&mut *storages, Self::components(), ids.start..ids.start);
+                let mut guard = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
                 let mut stored = 0;
                 for bundle in bundles.take(ids.len()) {
                     let id = ids.start + stored;
@@ -195,7 +212,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         let cx = &mut *self.cx;
         let storages = &mut cx.storages;
         cx.entities
-            .create_with(&B::components(), |id| bundle.store(storages, id))
+            .create_with(&B::bits(), |id| bundle.store(storages, id))
             .ok_or_else(|| cx.full())
     }
 
@@ -254,7 +271,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
             return Err(cx.full());
         }
         cx.entities.reserve(n);
-        let bits = B::components();
+        let bits = B::bits();
         // The new entities take the next ids, in one run: values straight
         // into their columns, then every entity recorded at once.
         let start = cx.entities.id_bound();
