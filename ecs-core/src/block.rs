@@ -29,15 +29,70 @@ pub(crate) const BLOCK: usize = 8;
 /// written in place, where moving them would cost more than it gains.
 const MAX_STAGED: usize = 64;
 
+/// Where the values of column `K` for one block of ids are: from the first
+/// one's address when the column is linear, so that the block's accesses
+/// are offsets from one address, which the compiler can load together;
+/// through the column's fetch state otherwise.
+pub struct Place<K: Column> {
+    fetch: K::Fetch,
+    start: EntityId,
+    /// The first id's value when the column is linear; null otherwise.
+    first: *mut K::Item,
+}
+
+impl<K: Column> Place<K> {
+    /// The place of the ids `start..start + BLOCK`.
+    ///
+    /// # Safety
+    /// `fetch` comes from `fetch_state` of a column that stays
+    /// shared-borrowed (so neither moved nor dropped) while the place is
+    /// used, and every id of the block has a value.
+    #[inline(always)]
+    pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
+        let first = if K::LINEAR {
+            // SAFETY: `start` has a value (caller).
+            unsafe { K::fetch(fetch, start).as_ptr() }
+        } else {
+            ptr::null_mut()
+        };
+        Place { fetch, start, first }
+    }
+
+    /// A pointer to the value of id `start + j`, under the column's
+    /// contract (`Column::get_ptr`).
+    ///
+    /// # Safety
+    /// `j < BLOCK`.
+    #[inline(always)]
+    unsafe fn ptr(&self, j: usize) -> *mut K::Item {
+        if K::LINEAR {
+            // SAFETY: the block's ids have values, side by side from `first`
+            // (linear column, `new`'s contract), and `j < BLOCK` (caller).
+            unsafe { self.first.add(j) }
+        } else {
+            // SAFETY: id `start + j` is one of the block's, which have
+            // values (`new`'s contract).
+            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_ptr() }
+        }
+    }
+
+    /// The value of id `start + j`, read in place.
+    ///
+    /// # Safety
+    /// `j < BLOCK`; no mutable borrow of the value exists for `'i`.
+    #[inline(always)]
+    pub(crate) unsafe fn get<'i>(&self, j: usize) -> &'i K::Item {
+        // SAFETY: a valid pointer to the value (`ptr`'s contract, `j <
+        // BLOCK`), which no mutable borrow reaches for `'i` (caller).
+        unsafe { &*self.ptr(j) }
+    }
+}
+
 /// The values of column `K` that one block of a system's iteration writes:
 /// moved into `buf` while the block runs when the column is linear and the
 /// values small ([`STAGES`](Self::STAGES)), reached in place otherwise.
 pub struct Staged<K: Column> {
-    fetch: K::Fetch,
-    start: EntityId,
-    /// The first id's value when the column is linear (the others follow
-    /// it); null otherwise.
-    first: *mut K::Item,
+    place: Place<K>,
     buf: [MaybeUninit<K::Item>; BLOCK],
 }
 
@@ -49,23 +104,15 @@ impl<K: Column> Staged<K> {
     /// buffer when [`STAGES`](Self::STAGES).
     ///
     /// # Safety
-    /// `fetch` comes from `fetch_state` of a column that stays
-    /// shared-borrowed (so neither moved nor dropped) while the block lives;
-    /// every id of the block has a value; while the block lives, nothing but
-    /// the block reads or writes those values (the caller holds the only
-    /// right to write them, and hands out no other access to them).
+    /// As [`Place::new`], for as long as the block lives; and while it
+    /// lives, nothing but the block reads or writes those values (the
+    /// caller holds the only right to write them, and hands out no other
+    /// access to them).
     #[inline(always)]
     pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
-        let first = if K::LINEAR {
-            // SAFETY: `start` has a value (caller).
-            unsafe { K::fetch(fetch, start).as_ptr() }
-        } else {
-            ptr::null_mut()
-        };
         let mut block = Staged {
-            fetch,
-            start,
-            first,
+            // SAFETY: forwarded from the caller.
+            place: unsafe { Place::new(fetch, start) },
             buf: [const { MaybeUninit::uninit() }; BLOCK],
         };
         if Self::STAGES {
@@ -74,7 +121,7 @@ impl<K: Column> Staged<K> {
             // array of as many. The values are moved (not copied): the
             // column's bytes are not read again before `drop` moves them
             // back (nothing else touches them while the block lives).
-            unsafe { ptr::copy_nonoverlapping(first, block.buf.as_mut_ptr().cast(), BLOCK) };
+            unsafe { ptr::copy_nonoverlapping(block.place.first, block.buf.as_mut_ptr().cast(), BLOCK) };
         }
         block
     }
@@ -89,63 +136,11 @@ impl<K: Column> Staged<K> {
             // SAFETY: `j < BLOCK` (caller); `new` moved a value into every
             // element of the buffer.
             unsafe { self.buf.get_unchecked_mut(j).assume_init_mut() }
-        } else if K::LINEAR {
-            // SAFETY: the block's ids have values, side by side from `first`,
-            // that only the block reaches (`new`'s contract); `j < BLOCK`;
-            // `&mut self` makes the borrow unique.
-            unsafe { &mut *self.first.add(j) }
         } else {
-            // SAFETY: id `start + j` is one of the block's, whose values only
-            // the block reaches (`new`'s contract); `&mut self` makes the
-            // borrow unique.
-            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_mut() }
-        }
-    }
-}
-
-/// The values of column `K` that one block of a system's iteration reads,
-/// in place.
-pub struct Shared<K: Column> {
-    fetch: K::Fetch,
-    start: EntityId,
-    /// The first id's value when the column is linear: the others follow
-    /// it, so the block's reads are offsets from one address, which the
-    /// compiler can load together.
-    first: *const K::Item,
-}
-
-impl<K: Column> Shared<K> {
-    /// The block of ids `start..start + BLOCK`.
-    ///
-    /// # Safety
-    /// `fetch` comes from `fetch_state` of a column that stays
-    /// shared-borrowed while the block lives, and every id of the block has
-    /// a value.
-    #[inline(always)]
-    pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
-        let first = if K::LINEAR {
-            // SAFETY: `start` has a value (caller).
-            unsafe { K::fetch(fetch, start).as_ptr().cast_const() }
-        } else {
-            ptr::null()
-        };
-        Shared { fetch, start, first }
-    }
-
-    /// The value of id `start + j`.
-    ///
-    /// # Safety
-    /// `j < BLOCK`; no mutable borrow of the value exists for `'i`.
-    #[inline(always)]
-    pub(crate) unsafe fn get<'i>(&self, j: usize) -> &'i K::Item {
-        if K::LINEAR {
-            // SAFETY: the block's ids have values, side by side from `first`
-            // (linear column), and `j < BLOCK` (caller).
-            unsafe { &*self.first.add(j) }
-        } else {
-            // SAFETY: id `start + j` is one of the block's, which have
-            // values (`new`'s contract); no mutable borrow exists (caller).
-            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_ref() }
+            // SAFETY: a valid pointer to a value of the block (`j < BLOCK`),
+            // which only the block reaches (`new`'s contract); `&mut self`
+            // makes the borrow unique.
+            unsafe { &mut *self.place.ptr(j) }
         }
     }
 }
@@ -157,7 +152,7 @@ impl<K: Column> Drop for Staged<K> {
             // SAFETY: moves every value back into the slot it came from
             // (`first`, of a column still live: `new`'s contract); the buffer
             // is not used again.
-            unsafe { ptr::copy_nonoverlapping(self.buf.as_ptr().cast(), self.first, BLOCK) };
+            unsafe { ptr::copy_nonoverlapping(self.buf.as_ptr().cast(), self.place.first, BLOCK) };
         }
     }
 }

@@ -7,7 +7,7 @@
 //! time by a constant).
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
-use crate::block::{Shared, Staged};
+use crate::block::{Place, Staged};
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::EntityId;
 use crate::storage::Column;
@@ -104,12 +104,12 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     // Read in place: only written values are worth moving.
     const STAGED: usize = 0;
     const WITH_ID: bool = false;
-    type Block = Shared<C::Column>;
+    type Block = Place<C::Column>;
     #[inline(always)]
     unsafe fn block(fetch: Self::Fetch, start: EntityId) -> Self::Block {
         // SAFETY: the caller gives `fetch`'s guarantees for every id of the
         // block while it lives.
-        unsafe { Shared::new(fetch, start) }
+        unsafe { Place::new(fetch, start) }
     }
     #[inline(always)]
     unsafe fn block_item(block: &mut Self::Block, j: usize) -> &C {
