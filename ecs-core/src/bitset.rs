@@ -69,17 +69,7 @@ impl<const W: usize> Bitset<W> {
 
     /// The indices of the set bits, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
-            let mut word = word;
-            core::iter::from_fn(move || {
-                if word == 0 {
-                    return None;
-                }
-                let bit = word.trailing_zeros() as usize;
-                word &= word - 1;
-                Some(w * 64 + bit)
-            })
-        })
+        ones(&self.0)
     }
 
     /// Clears every bit.
@@ -87,6 +77,22 @@ impl<const W: usize> Bitset<W> {
     pub fn clear(&mut self) {
         self.0 = [0; W];
     }
+}
+
+/// The indices of the set bits of `words` (bit `i` of word `w` is index
+/// `64 * w + i`), in increasing order.
+#[inline]
+pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        core::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                w * 64 + bit
+            })
+        })
+    })
 }
 
 /// What the runtime needs of a component bitset; implemented by [`Bitset`].

@@ -109,7 +109,7 @@ impl SparseSet {
         if diff.lost_count() == self.len() {
             self.clear();
         } else {
-            for id in Diff::ids(&diff.lose) {
+            for id in diff.lost() {
                 self.remove_later(EntityId(id));
             }
         }
@@ -117,7 +117,7 @@ impl SparseSet {
         if gained == 0 {
             return;
         }
-        let first = Diff::ids(&diff.gain).next().expect("an id is gained");
+        let first = diff.gained().next().expect("an id is gained");
         let last = diff.gain.len() * 64 - 1;
         if last >= self.sparse.len() {
             self.grow(last);
@@ -376,16 +376,7 @@ impl Diff {
     }
 
     fn ids(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
-        words.iter().enumerate().flat_map(|(w, &word)| {
-            let mut word = word;
-            core::iter::from_fn(move || {
-                (word != 0).then(|| {
-                    let bit = word.trailing_zeros();
-                    word &= word - 1;
-                    w as u32 * 64 + bit
-                })
-            })
-        })
+        crate::bitset::ones(words).map(|id| id as u32)
     }
 }
 

@@ -152,16 +152,7 @@ impl Presence {
 
     /// The ids whose bit is set.
     pub(crate) fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &word)| {
-            let mut word = word;
-            core::iter::from_fn(move || {
-                (word != 0).then(|| {
-                    let bit = word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    w * 64 + bit
-                })
-            })
-        })
+        crate::bitset::ones(&self.words)
     }
 }
 
