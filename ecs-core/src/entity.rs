@@ -515,11 +515,7 @@ impl<B: ComponentSet> Entities<B> {
     /// hole).
     #[inline]
     pub(crate) fn entity_with_id(&self, id: EntityId) -> Entity {
-        let slot = self.slot_of[id.index()];
-        Entity {
-            slot,
-            generation: self.meta[slot as usize].generation(),
-        }
+        self.entity_at(self.slot_with_id(id)).0
     }
 
     #[inline]

@@ -144,7 +144,6 @@ impl Subscriptions {
                 }
             })
             .collect();
-        let unchanged = |i: usize| changes[i].is_empty();
         // Splits first, against the sets as they were.
         let mut split = false;
         for o in 0..count {
@@ -152,9 +151,6 @@ impl Subscriptions {
                 continue;
             }
             let group: Vec<usize> = (o..count).filter(|&i| self.owner[i] == o).collect();
-            if group.iter().all(|&i| unchanged(i)) {
-                continue;
-            }
             // Systems whose changes differ from the owner's leave the group,
             // those with equal changes together, under the first of them,
             // with the set as it was.
