@@ -34,19 +34,23 @@ use crate::system::{Pending, System};
 /// that its handlers see exactly the subscriptions its own changes cause.
 ///
 /// # Panics and the state after one
-/// A panic in the step closure, a system, a subtask, a deferred function or
-/// an event handler reaches the caller of `step` (systems running beside a
-/// panicking one finish first; nothing deadlocks). The context stays usable
-/// and consistent: every change made before the panic stands, every entity
-/// is matched to exactly the systems it should be before systems run again,
-/// and deferred functions or kills recorded but not yet applied are applied
-/// by the next refresh, except those of the system whose run or deferred
-/// function panicked, which are dropped.
+/// A panic in the step closure, a system, a subtask, a deferred function,
+/// an event handler or a component's `drop` reaches the caller of `step`
+/// (systems running beside a panicking one finish first; nothing
+/// deadlocks). The context stays usable and consistent: every change made
+/// before the panic stands, every entity is matched to exactly the systems
+/// it should be before systems run again, and deferred functions or kills
+/// recorded but not yet applied are applied by the next refresh, except
+/// those of the system whose run or deferred function panicked, which are
+/// dropped. A `drop` that panics while killed entities are reclaimed stops
+/// nothing: every killed entity is reclaimed and every other value dropped,
+/// then the first such panic reaches the caller, without the events of that
+/// refresh.
 pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,
     pub(crate) systems: Cx::Systems,
-    subscriptions: Subscriptions,
+    pub(crate) subscriptions: Subscriptions,
     team: Option<Team>,
     threads: usize,
 }
@@ -469,24 +473,15 @@ impl<Cx: ContextDecl> Context<Cx> {
                 self.entities.kill_id(id);
             }
         }
-        if self.entities.has_dying() {
-            let dying = self.entities.take_dying();
-            for &slot in &dying {
-                let (handle, id) = self.entities.entity_at(slot);
-                self.subscriptions.remove::<Cx>(&mut self.systems, id, |i| {
-                    if collect {
-                        fired.push(Event::Unsubscribe(i, handle));
-                    }
-                });
-                let bits = self.entities.clear_bits(id);
-                bits.for_each(|c| Cx::remove_component(&mut self.storages, c, id));
-                self.entities.free_slot(slot);
-                if collect {
-                    fired.push(Event::Reclaim(handle));
-                }
-            }
-            self.entities.restore_dying_buffer(dying);
-        }
+        // A panicking `drop` in reclamation waits until the context is in
+        // order (every dying entity reclaimed, ids packed), then reaches the
+        // caller without this refresh's events; the next refresh or run
+        // compacts the sets, as after any refresh that matched nothing.
+        let panicked = if self.entities.has_dying() {
+            self.reclaim_dying(&mut fired, collect)
+        } else {
+            None
+        };
         if self.entities.has_holes() {
             // The entities with the highest ids move into the ids the
             // reclaimed ones left: values and subscriptions follow, handles
@@ -503,6 +498,9 @@ impl<Cx: ContextDecl> Context<Cx> {
                 subscriptions.relocate::<Cx>(systems, from, to);
             });
             core::mem::forget(guard);
+        }
+        if let Some(payload) = panicked {
+            std::panic::resume_unwind(payload);
         }
         if collect {
             // The handlers are this step's: they see its subscriptions now.

@@ -668,11 +668,6 @@ impl<B: ComponentSet> Entities<B> {
         !self.dying.is_empty()
     }
 
-    /// Clears the bitset of an id, returning what it held.
-    pub(crate) fn clear_bits(&mut self, id: EntityId) -> B {
-        core::mem::take(&mut self.bits[id.index()])
-    }
-
     /// Sets the generation of a free slot (for tests of wrap-around).
     #[cfg(test)]
     pub(crate) fn set_generation(&mut self, slot: u32, generation: u32) {
@@ -692,7 +687,7 @@ mod tests {
     fn reclaim(t: &mut E) -> Vec<(u32, u32)> {
         for slot in t.take_dying() {
             let (_, id) = t.entity_at(slot);
-            t.clear_bits(id);
+            t.all_bits_mut()[id.index()] = Default::default();
             t.free_slot(slot);
         }
         let mut moves = Vec::new();

@@ -27,6 +27,7 @@ mod error;
 mod events;
 mod proxy;
 mod query;
+mod reclaim;
 mod schedule;
 mod sparse_set;
 pub mod storage;

@@ -1,0 +1,66 @@
+//! Reclaiming killed entities at a refresh: their subscriptions and values
+//! go and their slots are freed, even when a value's `drop` panics.
+
+use crate::bitset::ComponentSet;
+use crate::context::Context;
+use crate::decl::ContextDecl;
+use crate::events::Event;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What a caught panic carries, to resume it with.
+pub(crate) type Payload = Box<dyn core::any::Any + Send>;
+
+impl<Cx: ContextDecl> Context<Cx> {
+    /// Reclaims every dying entity: removes it from the systems' sets, drops
+    /// its values and frees its slot, pushing the events when `collect`.
+    ///
+    /// A value whose `drop` panics stops nothing: the rest of the entity's
+    /// values and the rest of the dying entities are reclaimed all the same,
+    /// and the first panic is returned for the caller to resume once the
+    /// refresh has put the context in order. (Only a panic's payload itself
+    /// panicking on drop would escape from here.)
+    pub(crate) fn reclaim_dying(&mut self, fired: &mut Vec<Event>, collect: bool) -> Option<Payload> {
+        let dying = self.entities.take_dying();
+        let mut done = 0;
+        let mut first_panic = None;
+        while done < dying.len() {
+            // Unwind safety: `reclaim` leaves the context consistent at every
+            // `drop` it calls (the value's bit is already clear), and calling
+            // it again on the same slot finishes what a panic interrupted.
+            let interrupted = catch_unwind(AssertUnwindSafe(|| {
+                while let Some(&slot) = dying.get(done) {
+                    self.reclaim(slot, |e| {
+                        if collect {
+                            fired.push(e);
+                        }
+                    });
+                    done += 1;
+                }
+            }));
+            if let Err(payload) = interrupted {
+                // Each panic consumed a value, so this loop ends.
+                first_panic.get_or_insert(payload);
+            }
+        }
+        self.entities.restore_dying_buffer(dying);
+        first_panic
+    }
+
+    /// Reclaims the dying entity of `slot`; calls `fire` with its events.
+    /// Each value's bit is cleared before the value is dropped, so calling it
+    /// again after a panicking `drop` drops only the values left.
+    fn reclaim(&mut self, slot: u32, mut fire: impl FnMut(Event)) {
+        let (handle, id) = self.entities.entity_at(slot);
+        // A set that no longer holds the id reports nothing: removing twice
+        // is removing once.
+        self.subscriptions
+            .remove::<Cx>(&mut self.systems, id, |i| fire(Event::Unsubscribe(i, handle)));
+        let bits = *self.entities.bits(id);
+        bits.for_each(|c| {
+            self.entities.all_bits_mut()[id.index()].remove(c);
+            Cx::remove_component(&mut self.storages, c, id);
+        });
+        self.entities.free_slot(slot);
+        fire(Event::Reclaim(handle));
+    }
+}
