@@ -180,7 +180,7 @@ impl Meta {
 ///   `slot_of.len()`, and the id in `meta[slot_of[i]]` is `i`: the slots that are
 ///   not free and the ids `0..slot_of.len()` correspond one to one, except
 ///   that an id on `holes` belongs to no entity (its slot was freed) until
-///   [`pack`](Self::pack) fills it;
+///   `pack` fills it;
 /// - `bits[i]` holds the components of the entity with id `i` (bit `c` is
 ///   set exactly when the storage of component `c` holds a value for `i`),
 ///   and `bits.len() == slot_of.len()`; a hole's bits are empty;

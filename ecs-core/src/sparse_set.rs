@@ -23,7 +23,7 @@ const ABSENT: u32 = u32::MAX;
 /// ABSENT` (or `id >= sparse.len()`) for every other id, and `dense` holds no
 /// id twice.
 ///
-/// Between [`remove_later`](Self::remove_later) and [`compact`](Self::compact)
+/// Between `remove_later` and `compact`
 /// (both crate-private), `dense` also holds stale entries at the positions
 /// listed in `holes` (distinct, in any order), and only there
 /// `sparse[dense[k]] != k`. When `ascending` is true, `dense` (holes

@@ -100,7 +100,7 @@ pub struct SlotCore<Cx: ContextDecl> {
 
 /// Everything a context keeps for one system.
 ///
-/// The state and outputs sit in a [`SystemCell`], without a lock: the
+/// The state and outputs sit in a `SystemCell`, without a lock: the
 /// scheduler runs a system only after its dependencies, and only its
 /// descendants read its state and outputs, so accesses never overlap.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {

@@ -1,8 +1,8 @@
 //! The `declare_context!` procedural macro of the `ecs` crate.
 //!
-//! The pipeline reads in one function: parse the DSL ([`parse`]), build its
-//! meaning ([`model`]), check the rules that need the whole declaration
-//! ([`validate`]), then emit the context ([`codegen`]). The DSL's user
+//! The pipeline reads in one function: parse the DSL (`parse`), build its
+//! meaning (`model`), check the rules that need the whole declaration
+//! (`validate`), then emit the context (`codegen`). The DSL's user
 //! documentation lives on the re-export in the `ecs` crate.
 
 #![forbid(unsafe_code)]
