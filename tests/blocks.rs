@@ -1,8 +1,10 @@
 //! Blocked iteration: when a system's entities are one run of ids,
-//! `for_each`/`for_entities` hand them out in blocks whose written values
-//! are moved out of their columns and back. Every entity must still be
-//! visited once with its own values, whatever the count, the split and the
-//! storage, and a panic inside a block must move every value back.
+//! `for_entities_in_blocks` (and `for_each`/`for_entities` for a query
+//! writing one small `contiguous` component) hand them out in blocks whose
+//! written values are moved out of their columns and back. Every entity
+//! must still be visited once with its own values, whatever the count, the
+//! split, the storage and the way chosen, and a panic inside a block must
+//! move every value back.
 
 use ecs::{Data, EntityId, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -25,9 +27,16 @@ pub struct Rc(pub Arc<()>);
 /// Kept in a sparse set, whose values are not side by side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sp(pub u32);
+/// Written by `for_each` alone (so in blocks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Q(pub u32);
+/// Written by `for_each_in_place`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct R(pub u32);
 
 /// Adds `V` to `P`, pushes the id onto `H`, bumps `Big`, and records the
-/// ids it saw; panics on entity `panic_at` after changing it.
+/// ids it saw; panics on entity `panic_at` after changing it. In blocks,
+/// with ids and three staged components (one owning heap memory).
 #[derive(Default)]
 pub struct Stepper {
     pub panic_at: Option<u32>,
@@ -35,6 +44,13 @@ pub struct Stepper {
 /// Writes a sparse-set component, whose blocks reach values one by one.
 #[derive(Default)]
 pub struct Sparse;
+/// Adds `P` to `Q` with `for_each`, which walks its one staged write in
+/// blocks.
+#[derive(Default)]
+pub struct Plain;
+/// Adds `V` to `R` with `for_each_in_place`.
+#[derive(Default)]
+pub struct InPlace;
 
 macro_rules! blocks_context {
     ($module:ident, $($settings:tt)*) => {
@@ -44,10 +60,12 @@ macro_rules! blocks_context {
             ecs::declare_context! {
                 pub context Ctx {
                     settings { $($settings)* }
-                    components { P, V, H, Big, Rc: contiguous; Sp: sparse_set; }
+                    components { P, V, H, Big, Rc, Q, R: contiguous; Sp: sparse_set; }
                     systems {
                         stepper: Stepper { read: [V], write: [P, H, Big, Rc], output: Vec<u32>, parallelism: split_every(20) }
                         sparse: Sparse { read: [V], write: [Sp] }
+                        plain: Plain { read: [P], write: [Q], after: [stepper], parallelism: split_every(20) }
+                        in_place: InPlace { read: [V], write: [R], parallelism: split_every(20) }
                     }
                 }
             }
@@ -55,7 +73,7 @@ macro_rules! blocks_context {
             impl System<Ctx> for Stepper {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     let panic_at = self.panic_at;
-                    data.for_entities::<(EntityId, &mut P, &V, &mut H, &mut Big, &mut Rc)>(|view, (id, p, v, h, big, _)| {
+                    data.for_entities_in_blocks::<(EntityId, &mut P, &V, &mut H, &mut Big, &mut Rc)>(|view, (id, p, v, h, big, _)| {
                         p.0 += v.0;
                         h.0.push(id.to_bits());
                         big.0[15] += 1;
@@ -69,14 +87,26 @@ macro_rules! blocks_context {
 
             impl System<Ctx> for Sparse {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
-                    data.for_each::<(&mut Sp, &V)>(|(s, v)| s.0 += v.0);
+                    data.for_each_in_blocks::<(&mut Sp, &V)>(|(s, v)| s.0 += v.0);
+                }
+            }
+
+            impl System<Ctx> for Plain {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<(&mut Q, &P)>(|(q, p)| q.0 += p.0);
+                }
+            }
+
+            impl System<Ctx> for InPlace {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each_in_place::<(&V, &mut R)>(|(v, r)| r.0 += v.0);
                 }
             }
 
             fn world(n: u32, rc: &Arc<()>) -> Ctx {
                 let mut ctx = Ctx::new();
                 ctx.step(|p| {
-                    p.spawn_batch((0..n).map(|i| (P(i), V(1000), H(vec![i]), Big([u64::from(i); 16]), Rc(rc.clone()), Sp(i))))
+                    p.spawn_batch((0..n).map(|i| (P(i), V(1000), H(vec![i]), Big([u64::from(i); 16]), Rc(rc.clone()), Sp(i), Q(i), R(i))))
                         .unwrap()
                         .count()
                 });
@@ -102,6 +132,9 @@ macro_rules! blocks_context {
                             big[15] += 2;
                             assert_eq!(p.get::<Big>(e), Some(&Big(big)), "{n} entities: entity {i}");
                             assert_eq!(p.get::<Sp>(e), Some(&Sp(i + 2000)), "{n} entities: entity {i}");
+                            // `P` was `i + 1000`, then `i + 2000`, at each run.
+                            assert_eq!(p.get::<Q>(e), Some(&Q(3 * i + 3000)), "{n} entities: entity {i}");
+                            assert_eq!(p.get::<R>(e), Some(&R(i + 2000)), "{n} entities: entity {i}");
                         }
                     });
                     drop(ctx);

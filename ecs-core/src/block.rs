@@ -1,10 +1,11 @@
 //! Blocks of entities: how a system's iteration lets the compiler vectorise
 //! the closure it runs per entity.
 //!
-//! When a subtask's entities are one run of ids and its query writes a
-//! component whose column keeps values side by side (`contiguous`),
-//! [`Data::for_entities`](crate::Data::for_entities) hands the entities out
-//! in blocks of [`BLOCK`]. The values the query writes are moved out of
+//! When a subtask's entities are one run of ids,
+//! [`Data::for_entities_in_blocks`](crate::Data::for_entities_in_blocks)
+//! (and [`Data::for_entities`](crate::Data::for_entities), for a query that
+//! writes one component whose column keeps values side by side) hands the
+//! entities out in blocks of [`BLOCK`]. The values the query writes are moved out of
 //! their columns into a buffer on the stack ([`Staged`]), the closure works
 //! on them there, and they move back when the block ends, also when the
 //! closure panics. Writes to the buffer then provably cannot change the

@@ -51,9 +51,10 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     /// Whether an element is the entity's id.
     #[doc(hidden)]
     const WITH_ID: bool;
-    /// Whether `Data::for_entities` walks a run of ids in blocks: when the
-    /// query writes one component that a block stages, and does not ask for
-    /// ids. Blocks pay for straight-line arithmetic on the entity, which the
+    /// Whether `Data::for_entities` walks a run of ids in blocks (unless
+    /// told otherwise with `for_entities_in_blocks` or `_in_place`): when
+    /// the query writes one component that a block stages, and does not ask
+    /// for ids. Blocks pay for straight-line arithmetic on the entity, which the
     /// compiler then vectorises (2.4x on simple_iter's `position +=
     /// velocity`); they cost (about 2x on the particle simulation's
     /// `keep_in_bounds` and `age`) when the closure mostly branches and
