@@ -1,7 +1,8 @@
 //! Fixed-width bitsets: an entity's component set and a system's signature.
 //!
 //! The width is chosen by `declare_context!` from the number of components, so
-//! a set is a plain array of words with no allocation and no indirection.
+//! a set is a plain integer or array of words with no allocation and no
+//! indirection.
 
 /// A set of component indices, `W` words wide.
 ///
@@ -95,9 +96,11 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// What the runtime needs of a component bitset; implemented by [`Bitset`].
+/// What the runtime needs of a component bitset; implemented by [`Bits8`],
+/// [`Bits16`], [`Bits32`] and [`Bitset`].
 ///
-/// `declare_context!` picks the width; the runtime only uses this interface.
+/// `declare_context!` picks the narrowest that holds every component; the
+/// runtime only uses this interface.
 pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
     fn insert(&mut self, bit: usize);
@@ -167,6 +170,94 @@ impl<const W: usize> ComponentSet for Bitset<W> {
     }
 }
 
+/// A component set in one integer, for contexts of few components: an
+/// entity's set is one byte for up to 8 components, so that the per-id array
+/// of sets is small to write when entities are created and to scan when many
+/// change at once.
+macro_rules! small_set {
+    ($(#[$doc:meta])* $name:ident, $word:ty) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+        pub struct $name($word);
+
+        impl $name {
+            /// The set with no bit set.
+            pub const EMPTY: Self = Self(0);
+
+            /// The set of the given indices, usable in constants.
+            ///
+            /// # Panics
+            /// When an index does not fit (at compile time in a constant).
+            pub const fn from_indices(indices: &[usize]) -> Self {
+                let mut word: $word = 0;
+                let mut i = 0;
+                while i < indices.len() {
+                    assert!(indices[i] < <$word>::BITS as usize, "bit index out of the bitset's range");
+                    word |= 1 << indices[i];
+                    i += 1;
+                }
+                Self(word)
+            }
+        }
+
+        impl ComponentSet for $name {
+            #[inline]
+            fn insert(&mut self, bit: usize) {
+                self.0 |= 1 << bit;
+            }
+            #[inline]
+            fn remove(&mut self, bit: usize) {
+                self.0 &= !(1 << bit);
+            }
+            #[inline]
+            fn contains(&self, bit: usize) -> bool {
+                self.0 & (1 << bit) != 0
+            }
+            #[inline]
+            fn contains_all(&self, other: &Self) -> bool {
+                self.0 & other.0 == other.0
+            }
+            #[inline]
+            fn intersects(&self, other: &Self) -> bool {
+                self.0 & other.0 != 0
+            }
+            #[inline]
+            fn masked_eq(&self, mask: &Self, value: &Self) -> bool {
+                self.0 & mask.0 == value.0
+            }
+            #[inline]
+            fn is_empty(&self) -> bool {
+                self.0 == 0
+            }
+            #[inline]
+            fn union_with(&mut self, other: &Self) {
+                self.0 |= other.0;
+            }
+            #[inline]
+            fn for_each(&self, f: impl FnMut(usize)) {
+                ones(&[u64::from(self.0)]).for_each(f)
+            }
+            #[inline]
+            fn clear(&mut self) {
+                self.0 = 0;
+            }
+        }
+    };
+}
+
+small_set! {
+    /// A set of component indices below 8, in one byte.
+    Bits8, u8
+}
+small_set! {
+    /// A set of component indices below 16, in two bytes.
+    Bits16, u16
+}
+small_set! {
+    /// A set of component indices below 32, in four bytes.
+    Bits32, u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +282,33 @@ mod tests {
         e.insert(9);
         assert!(e.contains_all(&sig));
         assert!(e.contains_all(&Bitset::EMPTY));
+    }
+
+    #[test]
+    fn small_sets_agree_with_word_sets() {
+        fn check<S: ComponentSet>(from: impl Fn(&[usize]) -> S, width: usize) {
+            let all: Vec<usize> = (0..width).collect();
+            let edges = [0, 1, width / 2, width - 1];
+            let mut s = from(&edges);
+            let mut seen = Vec::new();
+            s.for_each(|b| seen.push(b));
+            assert_eq!(seen, vec![0, 1, width / 2, width - 1]);
+            assert!(s.contains(width - 1) && !s.contains(2));
+            assert!(from(&all).contains_all(&s) && !s.contains_all(&from(&all)));
+            assert!(s.masked_eq(&from(&[0, 2]), &from(&[0])));
+            assert!(!s.masked_eq(&from(&[0, 2]), &from(&[0, 2])));
+            assert!(s.intersects(&from(&[width - 1])) && !s.intersects(&from(&[2])));
+            s.remove(width - 1);
+            assert!(!s.contains(width - 1));
+            s.union_with(&from(&[width - 1, 2]));
+            assert!(s.contains(2) && s.contains(width - 1));
+            s.clear();
+            assert!(s.is_empty() && s == S::default());
+        }
+        check(Bits8::from_indices, 8);
+        check(Bits16::from_indices, 16);
+        check(Bits32::from_indices, 32);
+        check(Bitset::<1>::from_indices, 64);
+        check(Bitset::<2>::from_indices, 128);
     }
 }

@@ -39,7 +39,7 @@ mod system_cell;
 pub mod __private;
 
 pub use access::{CanRead, CanReadShared, CanWrite, DependsOn};
-pub use bitset::{Bitset, ComponentSet};
+pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
 pub use context::Context;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
 pub use entity::{Entities, Entity, EntityId};

@@ -36,6 +36,15 @@ pub enum Limit {
     Dynamic(usize),
 }
 
+/// The type of the context's component bitsets: the runtime's `Bits8`,
+/// `Bits16`, `Bits32`, or `Bitset<n>` of `n` 64-bit words.
+pub enum BitsetWidth {
+    Bits8,
+    Bits16,
+    Bits32,
+    Words(usize),
+}
+
 pub struct Component<'a> {
     pub path: &'a Path,
     /// The type as written, for messages and docs.
@@ -223,9 +232,14 @@ impl<'a> Model<'a> {
         out
     }
 
-    /// Words of the component bitset.
-    pub fn bitset_words(&self) -> usize {
-        self.components.len().div_ceil(64).max(1)
+    /// The narrowest component bitset that holds every component.
+    pub fn bitset(&self) -> BitsetWidth {
+        match self.components.len() {
+            0..=8 => BitsetWidth::Bits8,
+            9..=16 => BitsetWidth::Bits16,
+            17..=32 => BitsetWidth::Bits32,
+            n => BitsetWidth::Words(n.div_ceil(64)),
+        }
     }
 }
 

@@ -139,9 +139,16 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 }
 
 /// How many bitsets are `value` under `mask` (no early exit: the compiler
-/// vectorises it).
+/// vectorises it). Counted in chunks of fewer than 256 in a byte each, so
+/// that the vector lanes are as narrow as one-byte bitsets, not as wide as a
+/// `usize` count.
 fn count<B: ComponentSet>(bits: &[B], mask: &B, value: &B) -> usize {
-    bits.iter().map(|b| usize::from(b.masked_eq(mask, value))).sum()
+    bits.chunks(255)
+        .map(|chunk| {
+            let n = chunk.iter().fold(0u8, |n, b| n + u8::from(b.masked_eq(mask, value)));
+            usize::from(n)
+        })
+        .sum()
 }
 
 /// The first index from `from` on whose bitset is not `value` under `mask`,

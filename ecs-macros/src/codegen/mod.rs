@@ -6,7 +6,7 @@ mod inspect;
 mod storage;
 mod systems;
 
-use crate::model::{Limit, Model};
+use crate::model::{BitsetWidth, Limit, Model};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -53,7 +53,12 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     let vis = &model.decl.vis;
     let name_str = context.to_string();
     let docs = docs::context_docs(model);
-    let words = model.bitset_words();
+    let bits = match model.bitset() {
+        BitsetWidth::Bits8 => quote!(::ecs::__private::Bits8),
+        BitsetWidth::Bits16 => quote!(::ecs::__private::Bits16),
+        BitsetWidth::Bits32 => quote!(::ecs::__private::Bits32),
+        BitsetWidth::Words(n) => quote!(::ecs::__private::Bitset::<#n>),
+    };
     let s = &model.settings;
     let entities = match s.entities {
         Limit::Fixed(n) => quote!(::ecs::__private::EntityLimit::Fixed(#n)),
@@ -83,7 +88,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     });
     let signatures = model.systems.iter().map(|sys| {
         let sig = sys.signature();
-        quote!(::ecs::__private::Bitset::<#words>::from_indices(&[#(#sig),*]))
+        quote!(#bits::from_indices(&[#(#sig),*]))
     });
     let topo = &model.topological;
     let summary = inspect::summary(model);
@@ -171,7 +176,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // `remove_component`, `relocate_component` and `slot_core` arms below
         // map each index to its own component and system.
         unsafe impl ::ecs::__private::ContextDecl for #context {
-            type Bits = ::ecs::__private::Bitset<#words>;
+            type Bits = #bits;
             type Storages = #storages;
             type Systems = #slots;
             type States = #states;

@@ -116,7 +116,7 @@ impl ::core::ops::DerefMut for Stress {
     }
 }
 unsafe impl ::ecs::__private::ContextDecl for Stress {
-    type Bits = ::ecs::__private::Bitset<1usize>;
+    type Bits = ::ecs::__private::Bits16;
     type Storages = __StressStorages;
     type Systems = __StressSlots;
     type States = StressSystems;
@@ -203,14 +203,14 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         },
     ];
     const SIGNATURES: &'static [Self::Bits] = &[
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[0usize, 1usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize, 3usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[4usize, 5usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[6usize, 7usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[0usize, 8usize, 9usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize, 10usize, 11usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[4usize, 12usize, 13usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[6usize, 14usize, 15usize]),
+        ::ecs::__private::Bits16::from_indices(&[0usize, 1usize]),
+        ::ecs::__private::Bits16::from_indices(&[2usize, 3usize]),
+        ::ecs::__private::Bits16::from_indices(&[4usize, 5usize]),
+        ::ecs::__private::Bits16::from_indices(&[6usize, 7usize]),
+        ::ecs::__private::Bits16::from_indices(&[0usize, 8usize, 9usize]),
+        ::ecs::__private::Bits16::from_indices(&[2usize, 10usize, 11usize]),
+        ::ecs::__private::Bits16::from_indices(&[4usize, 12usize, 13usize]),
+        ::ecs::__private::Bits16::from_indices(&[6usize, 14usize, 15usize]),
     ];
     const TOPOLOGICAL: &'static [usize] = &[
         0usize, 1usize, 2usize, 3usize, 4usize, 5usize, 6usize, 7usize,

@@ -95,7 +95,7 @@ impl ::core::ops::DerefMut for World {
     }
 }
 unsafe impl ::ecs::__private::ContextDecl for World {
-    type Bits = ::ecs::__private::Bitset<1usize>;
+    type Bits = ::ecs::__private::Bits8;
     type Storages = __WorldStorages;
     type Systems = __WorldSlots;
     type States = WorldSystems;
@@ -123,8 +123,8 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         },
     ];
     const SIGNATURES: &'static [Self::Bits] = &[
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[1usize, 0usize]),
-        ::ecs::__private::Bitset::<1usize>::from_indices(&[2usize]),
+        ::ecs::__private::Bits8::from_indices(&[1usize, 0usize]),
+        ::ecs::__private::Bits8::from_indices(&[2usize]),
     ];
     const TOPOLOGICAL: &'static [usize] = &[0usize, 1usize];
     const SUMMARY: &'static str = "context World\nsettings: entities fixed(10000), inner parallelism allowed, threads auto\ncomponents (3):\n  Position: contiguous\n  Velocity: contiguous\n  Life: sparse_set\nsystems (2):\n  movement: Move read [Velocity] write [Position] after []\n  aging: Age read [] write [Life] after [] output usize\nLevels (systems on one level may run together):\n  0: movement, aging\nIndependent chains:\n  movement\n  aging\n";
