@@ -38,10 +38,25 @@ impl Machine {
     }
 }
 
+/// The model name, family and model numbers, and the L2 cache of one core:
+/// the name alone ("Intel(R) Xeon(R) Processor") tells little of a
+/// virtual machine's CPU.
 fn cpu_model() -> Option<String> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("model name"))?;
-    Some(line.split_once(':')?.1.trim().to_string())
+    let field = |key: &str| {
+        let line = info
+            .lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))?;
+        Some(line.split_once(':')?.1.trim().to_string())
+    };
+    let mut cpu = field("model name")?;
+    if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
+        cpu += &format!(", family {family} model {model}");
+    }
+    if let Ok(l2) = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size") {
+        cpu += &format!(", L2 {} per core", l2.trim());
+    }
+    Some(cpu)
 }
 
 fn ecs_revision() -> Option<String> {

@@ -378,9 +378,14 @@ for all the compiler knows), while ecs moves the `Position`s of 8 entities at a 
 which lets the compiler load and add them with vector instructions; in frag_iter the baseline is 26 separate \
 `Vec`s of 20, which is what the workload fragments, while crates that keep every `Data` in one array (shipyard's \
 sparse set, ecs's id-indexed column, gecs's archetypes) loop once; in simple_insert gecs writes into storage \
-allocated for exactly its entities, without the capacity checks of `Vec::push`. `heavy_compute` is bound by the \
-arithmetic, so every implementation that splits it over both cores ties with the baseline. `schedule`'s \
-baseline is the sequential sum of three loops of ~6 µs in all: a second thread pays only if it costs less \
+allocated for exactly its entities, without the capacity checks of `Vec::push`; in add_remove the baseline's \
+`Vec<Option<f32>>` writes every entity's 8-byte `Option` to add `B` and again to remove it, while ecs's `add_to_all` writes the \
+4-byte `B` and one byte of the entity's component set, and `remove_from_all` clears a bit of that byte and drops \
+nothing (an `f32` needs no drop). `heavy_compute` is bound by the arithmetic, the same code in every \
+implementation: on one thread the baseline takes twice its two-thread time, so every implementation that splits \
+the work over both cores sits at that floor, and what separates them is what handing work to the second core \
+costs (ecs's caller runs subtasks itself while one helper wakes; rayon's caller waits for its pool). `schedule`'s \
+baseline is the sequential sum of three loops of ~7 µs in all: a second thread pays only if it costs less \
 than the work it takes over, which is why ecs's caller runs systems itself instead of waiting for workers.\n";
 
 /// A duration in seconds with three significant digits and a unit.

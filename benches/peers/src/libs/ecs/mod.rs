@@ -54,12 +54,12 @@ systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-co
 write one component and ask for no id, so the entities, one run of ids, go in blocks of 8 whose written values \
 sit on the stack. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
-measured 4-7% slower), `threads: auto`. add_remove: one `step` with `add_to_all::<(A,), _>(|_| B(0.0))`, a \
+measured the same here, 1.27 ms against 1.26 ms, and 4-7% slower on an earlier AMD machine), `threads: auto`. add_remove: one `step` with `add_to_all::<(A,), _>(|_| B(0.0))`, a \
 second with `remove_from_all::<B>()`, the README's way to change many entities; a system `read: [A, B]` is \
 declared, to which the changes are matched when systems next run (or `subscribers` asks, as the check does): \
 no system runs here, so the changes, which cancel, are not matched in the timed loop; the variants below give \
 `add`/`remove` per handle, and both with the system run after each step. schedule: systems `ab` (`write: [A, B]`, 40 000 \
 entities), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), none split, `run_all` on \
 `threads: auto`: the caller of `step` runs `ab` while a helper runs `cd` then `ce`, each thread keeping its \
-columns in its core's cache (splitting `ab` per core measured 4.5 µs against 4.1 µs, every 10 000 entities \
-4.8 µs: its subtasks land on either thread). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
+columns in its core's cache (splitting `ab` per core measured 8.9 µs against 5.5 µs, every 10 000 entities \
+8.3 µs: its subtasks land on either thread). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
