@@ -277,7 +277,8 @@ fn markdown(samples: &Samples, waves: &[usize], runs: usize, threads: usize) -> 
 
     let _ = writeln!(
         md,
-        "\n## Against ECST on this machine (ECST ms from `shared/particles.md`, ecs / ECST)\n\n\
+        "\n## Against ECST (ECST ms from `shared/particles.md`, ecs / ECST)\n\n\
+         ECST's figures were measured on another of our 2-core machines, so these ratios cross machines. \
          ECST's rows with inner parallelism ran on 4 pool threads (it deadlocks with fewer); ours on \
          {threads}.\n"
     );
@@ -317,7 +318,7 @@ fn markdown(samples: &Samples, waves: &[usize], runs: usize, threads: usize) -> 
     if worst_ecst > 0.0 {
         let _ = writeln!(
             md,
-            "- every wave faster than ECST measured on this machine, with the issue's margin (at most 0.8x, \
+            "- every wave faster than ECST's figures in `shared/particles.md`, with the issue's margin (at most 0.8x, \
              e.g. 38 s at 200k without inner parallelism): worst {worst_ecst:.2}x, {}",
             mark(worst_ecst <= 0.8)
         );
@@ -404,7 +405,7 @@ fn storage_chart(path: &Path, samples: &Samples, waves: &[usize]) -> Result<(), 
                 line(samples, waves, ecs(Storage::Fixed, inner), "ecs, fixed", FIXED),
                 line(samples, waves, ecs(Storage::Dynamic, inner), "ecs, dynamic", DYNAMIC),
                 line(samples, waves, hand(inner), "hand-written", HAND),
-                ecst_line(Storage::Fixed, inner, waves, "ECST, fixed (this machine)", ECST_GRAY),
+                ecst_line(Storage::Fixed, inner, waves, "ECST, fixed (other machine)", ECST_GRAY),
             ];
             (
                 format!("Fixed vs dynamic storage, inner parallelism {}", on_off(inner)),
@@ -435,12 +436,12 @@ fn scaling_chart(path: &Path, samples: &Samples, waves: &[usize]) -> Result<(), 
         ),
         line(samples, waves, hand(false), "hand-written, off", HAND),
         line(samples, waves, hand(true), "hand-written, on", RGBColor(214, 39, 40)),
-        ecst_line(Storage::Fixed, false, waves, "ECST, off (this machine)", ECST_GRAY),
+        ecst_line(Storage::Fixed, false, waves, "ECST, off (other machine)", ECST_GRAY),
         ecst_line(
             Storage::Fixed,
             true,
             waves,
-            "ECST, on (this machine)",
+            "ECST, on (other machine)",
             RGBColor(90, 90, 90),
         ),
     ];
