@@ -238,3 +238,64 @@ macro_rules! miri_context {
 
 miri_context!(fixed_two_threads, entities: fixed(32), inner_parallelism: allow, threads: 2);
 miri_context!(dynamic_one_thread, entities: dynamic(1), inner_parallelism: allow, threads: 1);
+
+/// Regression: a helper that finished a step's last system still held a
+/// reference to the step's graph (a `run_chain(&self)` argument) while the
+/// caller of `step`, seeing every system finished, freed the graph: under
+/// Tree Borrows, memory freed under a protected reference. The caller runs
+/// the first root, `quick`, and the helper takes `slow` meanwhile and
+/// finishes last.
+mod graph_outlives_helpers {
+    use ecs::{Data, System};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct A(pub u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct B(pub u32);
+
+    /// Adds 1 to `A`.
+    #[derive(Default)]
+    pub struct Quick;
+    /// Adds 1 to `B`, the long way.
+    #[derive(Default)]
+    pub struct Slow;
+
+    ecs::declare_context! {
+        pub context Ctx {
+            settings { entities: fixed(4), threads: 2 }
+            components { A, B: contiguous; }
+            systems {
+                quick: Quick { write: [A] }
+                slow: Slow { write: [B] }
+            }
+        }
+    }
+
+    impl System<Ctx> for Quick {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            data.for_each::<&mut A>(|a| a.0 += 1);
+        }
+    }
+
+    impl System<Ctx> for Slow {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            data.for_each::<&mut B>(|b| {
+                let mut x = b.0;
+                for k in 0..200 {
+                    x = std::hint::black_box(x.wrapping_add(k));
+                }
+                b.0 = x.wrapping_sub((0..200).sum::<u32>()) + 1;
+            });
+        }
+    }
+
+    #[test]
+    fn two_threads_every_step_runs_every_system_once() {
+        let mut ctx = Ctx::new();
+        let e = ctx.step(|p| p.spawn((A(0), B(0))).unwrap());
+        for _ in 0..12 {
+            ctx.step(|p| p.run_all(&()));
+        }
+        ctx.step(|p| assert_eq!((p.get::<A>(e), p.get::<B>(e)), (Some(&A(12)), Some(&B(12)))));
+    }
+}

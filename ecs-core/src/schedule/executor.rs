@@ -47,7 +47,8 @@ pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], r
     // while queued systems may still run: they point to `graph`.
     let _step = EndStep(team, &graph.unfinished);
     team.push(roots.map(|i| graph.work(i)));
-    graph.run_chain(first, team.shared());
+    // SAFETY: `graph` lives on this frame, past every use `run_chain` makes.
+    unsafe { Graph::run_chain(&graph, first, team.shared()) };
     team.shared()
         .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
     let payload = graph.panics.lock().first.take();
@@ -89,9 +90,10 @@ impl<'a> Graph<'a> {
         fn shareable<T: Sync>(_: &T) {}
         shareable(self);
         // SAFETY: `execute` keeps the graph until `unfinished` reads 0, which
-        // `run_chain` makes visible as its last use of the graph; a graph
-        // shares only `Sync` data; each system is queued once, when its
-        // counter reaches zero (or as a root), so `call` runs it once.
+        // `run_chain` makes visible as its last use of the graph (it holds no
+        // reference to the graph past that point); a graph shares only
+        // `Sync` data; each system is queued once, when its counter reaches
+        // zero (or as a root), so `call` runs it once.
         unsafe { Work::new(Graph::call, (self as *const Graph<'a>).cast::<()>(), i) }
     }
 
@@ -99,39 +101,38 @@ impl<'a> Graph<'a> {
     /// `data` points to a live `Graph` (the invariant of [`Work`]) and system
     /// `i` is ready and started nowhere else.
     unsafe fn call(data: *const (), i: usize, shared: &Shared) {
-        // SAFETY: the caller guarantees `data` points to a live graph.
-        let graph = unsafe { &*data.cast::<Graph<'_>>() };
-        graph.run_chain(i, shared);
+        // SAFETY: the caller guarantees `data` points to a live graph, with
+        // system `i` ready and started nowhere else.
+        unsafe { Graph::run_chain(data.cast::<Graph<'_>>(), i, shared) }
     }
 
     /// Runs system `i`, then the dependents it makes ready: the first on
     /// this thread, the others queued. Continuing a chain on the thread that
     /// ran its previous system keeps the chain's components in that core's
     /// cache and saves a trip through the queue per link.
-    fn run_chain(&self, mut i: usize, shared: &Shared) {
+    ///
+    /// The graph comes as a pointer, not `&self`: the thread that owns it
+    /// frees it as soon as `unfinished` reads 0, which may be while this
+    /// function is still returning, and a reference argument would have to
+    /// stay valid until the function returns. References to the graph live
+    /// only inside [`run_link`](Self::run_link) and across the decrement of
+    /// `unfinished` (an atomic, which may be freed under its own
+    /// `fetch_sub` like an `Arc`'s count).
+    ///
+    /// # Safety
+    /// `graph` points to a live graph, which stays until `unfinished` reads
+    /// 0; system `i` is ready and started nowhere else.
+    unsafe fn run_chain(graph: *const Self, mut i: usize, shared: &Shared) {
         loop {
-            let mut finished = 1;
-            let mut next = None;
-            match panic::catch_unwind(AssertUnwindSafe(|| (self.run)(i))) {
-                Ok(()) => {
-                    let mut ready = Vec::new();
-                    self.counters.finish(i, |d| match next {
-                        None => next = Some(d),
-                        Some(_) => ready.push(self.work(d)),
-                    });
-                    if !ready.is_empty() {
-                        self.team.push(ready);
-                    }
-                }
-                Err(payload) => {
-                    let mut panics = self.panics.lock();
-                    panics.first.get_or_insert(payload);
-                    finished += self.doom_descendants(i, &mut panics.doomed);
-                }
-            }
+            // SAFETY: system `i` is unfinished, so `unfinished` is above 0
+            // and the graph stays; the reference ends with the call.
+            let (finished, next) = unsafe { &*graph }.run_link(i);
+            // SAFETY: as above, until this decrement; the reference names
+            // the atomic alone.
+            let unfinished = unsafe { &(*graph).unfinished };
             // With a next link, `unfinished` stays above 0 (the link is
             // unfinished), so the graph stays.
-            let before = self.unfinished.fetch_sub(finished, Ordering::SeqCst);
+            let before = unfinished.fetch_sub(finished, Ordering::SeqCst);
             match next {
                 Some(d) => i = d,
                 None => {
@@ -144,6 +145,32 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+    }
+
+    /// Runs system `i` and queues the dependents it makes ready but the
+    /// first, which it returns with how many systems `i`'s run finished
+    /// (1, plus the descendants a panic dooms).
+    fn run_link(&self, i: usize) -> (usize, Option<usize>) {
+        let mut finished = 1;
+        let mut next = None;
+        match panic::catch_unwind(AssertUnwindSafe(|| (self.run)(i))) {
+            Ok(()) => {
+                let mut ready = Vec::new();
+                self.counters.finish(i, |d| match next {
+                    None => next = Some(d),
+                    Some(_) => ready.push(self.work(d)),
+                });
+                if !ready.is_empty() {
+                    self.team.push(ready);
+                }
+            }
+            Err(payload) => {
+                let mut panics = self.panics.lock();
+                panics.first.get_or_insert(payload);
+                finished += self.doom_descendants(i, &mut panics.doomed);
+            }
+        }
+        (finished, next)
     }
 
     /// Marks the selected systems that wait (directly or not) for the
