@@ -5,10 +5,8 @@ use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::ContextDecl;
 use crate::events::Event;
+use crate::schedule::Payload;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// What a caught panic carries, to resume it with.
-pub(crate) type Payload = Box<dyn core::any::Any + Send>;
 
 impl<Cx: ContextDecl> Context<Cx> {
     /// Reclaims every dying entity: removes it from the systems' sets, drops

@@ -104,10 +104,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// arithmetic into vector instructions across the block.
     ///
     /// Worth it for closures that compute on every entity, such as an
-    /// integrator writing position and velocity (3.9x faster on 10 000
+    /// integrator writing position and velocity (4.2x faster on 10 000
     /// entities: `cargo bench --bench blocks`); a loss for closures that
     /// mostly branch and write little, since every moved value is moved
-    /// back (2.1x slower on a bounds check that may write position and
+    /// back (1.6x slower on a bounds check that may write position and
     /// velocity). Entities that are not one run are walked one at a time.
     ///
     /// # Panics

@@ -26,6 +26,21 @@ impl Span {
             tail: u64::MAX >> (63 - end % 64),
         })
     }
+
+    /// Each word of the span with the mask of the range's bits in it.
+    #[inline]
+    fn masks(self) -> impl Iterator<Item = (usize, u64)> {
+        (self.first..=self.last).map(move |w| {
+            let mut mask = u64::MAX;
+            if w == self.first {
+                mask &= self.head;
+            }
+            if w == self.last {
+                mask &= self.tail;
+            }
+            (w, mask)
+        })
+    }
 }
 
 /// A growable bit vector indexed by id.
@@ -124,18 +139,7 @@ impl Presence {
 
     /// The words that `ids` covers, each with the mask of its bits in `ids`.
     fn masks(ids: Range<usize>) -> impl Iterator<Item = (usize, u64)> {
-        let words = if ids.is_empty() {
-            0..0
-        } else {
-            ids.start / 64..(ids.end - 1) / 64 + 1
-        };
-        words.map(move |w| {
-            let base = w * 64;
-            let lo = ids.start.max(base) - base;
-            let hi = ids.end.min(base + 64) - base;
-            // Bits `lo..hi`, with `0 <= lo < hi <= 64`.
-            (w, (u64::MAX >> (64 - (hi - lo))) << lo)
-        })
+        Span::of(ids).into_iter().flat_map(Span::masks)
     }
 
     /// Clears the bit of `id`; returns the old bit.
