@@ -368,7 +368,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // `run_selected` (through `Dispatch` or an adapter), whose scheduler
         // runs `S` once and its descendants, the only systems that read its
         // cell, after this returns (`SystemCell`'s documentation).
-        let (state, outputs) = unsafe { slot.cell.run() };
+        let (state, outputs, scratch) = unsafe { slot.cell.run() };
         before(state);
         let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
         let subtasks = if Cx::SETTINGS.inner_parallelism {
@@ -380,6 +380,13 @@ impl<Cx: ContextDecl> Context<Cx> {
         // their memory.
         outputs.truncate(subtasks);
         outputs.resize_with(subtasks, S::Output::default);
+        // Each subtask records changes for the refresh in a queue of its
+        // own, kept from run to run (empty, with its memory) so that
+        // deferring allocates nothing once the queues have grown.
+        scratch.truncate(subtasks);
+        scratch.resize_with(subtasks, Pending::default);
+        // A panicking run's changes are dropped, not applied later.
+        let scratch = DropPendingOnUnwind(scratch);
         let shared: &S = state;
         let subtask = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
             reset(output);
@@ -404,8 +411,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // that hold their lengths (false sharing: it made `render`
                 // and `spatial_partition` of the particle simulation 2-3x
                 // slower on two threads).
-                let mut pending: Vec<Pending<Cx>> = (0..subtasks).map(|_| Pending::default()).collect();
-                let mut slots: Vec<_> = outputs.iter_mut().zip(pending.iter_mut()).collect();
+                let mut slots: Vec<_> = outputs.iter_mut().zip(scratch.0.iter_mut()).collect();
                 team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
@@ -414,18 +420,17 @@ impl<Cx: ContextDecl> Context<Cx> {
                     **pending_slot = pending;
                 });
                 drop(slots);
-                self.gather::<S>(&mut pending);
             }
             _ => {
-                // In place, on this thread, with pending changes on the
-                // stack: a run allocates nothing once the outputs have grown.
-                let mut pending = Pending::default();
-                for (i, output) in outputs.iter_mut().enumerate() {
-                    subtask(i, output, &mut pending);
+                // In place, on this thread: a run allocates nothing once the
+                // outputs and queues have grown.
+                for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
+                    subtask(i, output, pending);
                 }
-                self.gather::<S>(core::slice::from_mut(&mut pending));
             }
         }
+        self.gather::<S>(scratch.0);
+        core::mem::forget(scratch);
         after(state, outputs);
     }
 
@@ -433,7 +438,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// slot, for the next refresh, in subtask order.
     #[inline]
     fn gather<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
-        if pending.iter().any(|p| !p.deferred.is_empty() || !p.kills.is_empty()) {
+        if pending.iter().any(|p| !p.is_empty()) {
             self.gather_some::<S>(pending);
         }
     }
@@ -442,7 +447,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     fn gather_some<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
         let mut gathered = S::slot(&self.systems).core.pending.lock();
         for p in pending {
-            gathered.append(core::mem::take(p));
+            gathered.append(p);
         }
     }
 
@@ -460,9 +465,12 @@ impl<Cx: ContextDecl> Context<Cx> {
             if pending.deferred.is_empty() {
                 continue;
             }
-            for f in core::mem::take(&mut pending.deferred) {
-                f(&mut Defer { cx: self });
-            }
+            // Run from outside the slot (a deferred function has the whole
+            // context), then put back, empty, to keep its memory; a panic
+            // drops the functions not yet run and the buffer.
+            let mut deferred = core::mem::take(&mut pending.deferred);
+            deferred.run(&mut Defer { cx: self });
+            Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred = deferred;
         }
         for i in 0..Cx::SYSTEMS.len() {
             let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
@@ -513,6 +521,18 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
         for e in fired {
             events.fire(e);
+        }
+    }
+}
+
+/// The subtasks' queues of a run, cleared if dropped, which only unwinding
+/// does (the run forgets it once it has gathered them).
+struct DropPendingOnUnwind<'a, Cx: ContextDecl>(&'a mut Vec<Pending<Cx>>);
+
+impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
+    fn drop(&mut self) {
+        for pending in self.0.iter_mut() {
+            pending.clear();
         }
     }
 }

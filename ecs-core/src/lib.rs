@@ -25,6 +25,7 @@ mod decl;
 mod entity;
 mod error;
 mod events;
+mod fn_queue;
 mod proxy;
 mod query;
 mod reclaim;

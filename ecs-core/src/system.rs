@@ -2,9 +2,11 @@
 
 use crate::decl::{ContextDecl, SystemOf};
 use crate::entity::EntityId;
+use crate::fn_queue::{Arg, FnQueue};
 use crate::proxy::{Data, Defer};
 use crate::sparse_set::SparseSet;
 use crate::system_cell::SystemCell;
+use core::marker::PhantomData;
 use parking_lot::Mutex;
 
 /// The code of a system, run with arguments `A` (`()` by default).
@@ -62,28 +64,50 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     }
 }
 
-/// A deferred operation, run at refresh.
-pub(crate) type Deferred<Cx> = Box<dyn for<'a> FnOnce(&mut Defer<'a, Cx>) + Send>;
+/// What deferred functions take: a [`Defer`] proxy of any lifetime.
+pub(crate) struct DeferArg<Cx>(PhantomData<Cx>);
+
+impl<Cx: ContextDecl> Arg for DeferArg<Cx> {
+    type Of<'a> = Defer<'a, Cx>;
+}
+
+/// Deferred operations, run at refresh in the order recorded: each stored
+/// inline in one buffer, so that deferring allocates nothing once the
+/// buffer has grown (ECST's "deferred function queue without allocation").
+pub(crate) type Deferred<Cx> = FnQueue<DeferArg<Cx>>;
 
 /// What a system's subtasks left for the next refresh.
 pub(crate) struct Pending<Cx: ContextDecl> {
-    pub(crate) deferred: Vec<Deferred<Cx>>,
+    pub(crate) deferred: Deferred<Cx>,
     pub(crate) kills: Vec<EntityId>,
 }
 
 impl<Cx: ContextDecl> Default for Pending<Cx> {
     fn default() -> Self {
         Self {
-            deferred: Vec::new(),
+            deferred: FnQueue::new(),
             kills: Vec::new(),
         }
     }
 }
 
 impl<Cx: ContextDecl> Pending<Cx> {
-    pub(crate) fn append(&mut self, mut other: Pending<Cx>) {
+    /// Moves `other`'s changes after this one's; `other` keeps its memory.
+    pub(crate) fn append(&mut self, other: &mut Pending<Cx>) {
         self.deferred.append(&mut other.deferred);
         self.kills.append(&mut other.kills);
+    }
+
+    /// Drops every change, keeping the memory.
+    pub(crate) fn clear(&mut self) {
+        self.kills.clear();
+        self.deferred.clear();
+    }
+
+    /// Whether nothing is pending.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.deferred.is_empty() && self.kills.is_empty()
     }
 }
 
@@ -100,12 +124,13 @@ pub struct SlotCore<Cx: ContextDecl> {
 
 /// Everything a context keeps for one system.
 ///
-/// The state and outputs sit in a `SystemCell`, without a lock: the
-/// scheduler runs a system only after its dependencies, and only its
-/// descendants read its state and outputs, so accesses never overlap.
+/// The state, outputs and subtasks' scratch queues sit in a `SystemCell`,
+/// without a lock: the scheduler runs a system only after its dependencies,
+/// and only its descendants read its state and outputs, so accesses never
+/// overlap.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
     pub(crate) core: SlotCore<Cx>,
-    pub(crate) cell: SystemCell<S, S::Output>,
+    pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }
 
 impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {

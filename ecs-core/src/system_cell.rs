@@ -9,7 +9,9 @@
 
 use core::cell::UnsafeCell;
 
-/// The state `S` of one system and its outputs `O`, one per subtask.
+/// The state `S` of one system, its outputs `O`, one per subtask, and
+/// scratch `P` its subtasks reuse from run to run (their queues of pending
+/// changes, whose memory a run keeps for the next).
 ///
 /// Who touches the cell, and when:
 /// - `Context::run_system_with::<S>` alone borrows it mutably
@@ -25,31 +27,33 @@ use core::cell::UnsafeCell;
 /// - Outside a run, `&Context` gives shared access and `&mut Context`
 ///   exclusive access ([`get_mut`](Self::get_mut)), as the borrow checker
 ///   sees them.
-pub struct SystemCell<S, O> {
-    inner: UnsafeCell<(S, Vec<O>)>,
+pub struct SystemCell<S, O, P> {
+    inner: UnsafeCell<(S, Vec<O>, Vec<P>)>,
 }
 
-// SAFETY: shared across threads, the cell hands out `&mut S` / `&mut O` to
-// one thread at a time (`run`'s contract), which needs `Send`, and `&S` /
-// `&O` to several at once (`read`'s), which needs `Sync`.
-unsafe impl<S: Send + Sync, O: Send + Sync> Sync for SystemCell<S, O> {}
+// SAFETY: shared across threads, the cell hands out `&mut S` / `&mut O` /
+// `&mut P` to one thread at a time (`run`'s contract), which needs `Send`,
+// and `&S` / `&O` to several at once (`read`'s), which needs `Sync`; no `&P`
+// is ever shared.
+unsafe impl<S: Send + Sync, O: Send + Sync, P: Send> Sync for SystemCell<S, O, P> {}
 
-impl<S, O> SystemCell<S, O> {
+impl<S, O, P> SystemCell<S, O, P> {
     /// A cell holding `state` and no outputs.
     pub(crate) fn new(state: S) -> Self {
         Self {
-            inner: UnsafeCell::new((state, Vec::new())),
+            inner: UnsafeCell::new((state, Vec::new(), Vec::new())),
         }
     }
 
     /// The state and outputs, through exclusive access to the cell.
     #[inline]
     pub(crate) fn get_mut(&mut self) -> (&mut S, &mut Vec<O>) {
-        let (state, outputs) = self.inner.get_mut();
+        let (state, outputs, _) = self.inner.get_mut();
         (state, outputs)
     }
 
-    /// The state and outputs, mutably, for the run of the cell's system.
+    /// The state, outputs and scratch, mutably, for the run of the cell's
+    /// system.
     ///
     /// # Safety
     /// While the returned references live, no other reference into the cell
@@ -58,11 +62,11 @@ impl<S, O> SystemCell<S, O> {
     /// a descendant's run (see the type's documentation).
     #[inline]
     #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>) {
+    pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>, &mut Vec<P>) {
         // SAFETY: the caller promises exclusive access for the references'
         // lifetime.
-        let (state, outputs) = unsafe { &mut *self.inner.get() };
-        (state, outputs)
+        let (state, outputs, scratch) = unsafe { &mut *self.inner.get() };
+        (state, outputs, scratch)
     }
 
     /// The state and outputs, shared.
@@ -75,7 +79,7 @@ impl<S, O> SystemCell<S, O> {
     #[inline]
     pub(crate) unsafe fn read(&self) -> (&S, &[O]) {
         // SAFETY: the caller promises that no mutable reference exists.
-        let (state, outputs) = unsafe { &*self.inner.get() };
+        let (state, outputs, _) = unsafe { &*self.inner.get() };
         (state, outputs)
     }
 }
