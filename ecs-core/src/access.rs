@@ -44,7 +44,8 @@ pub unsafe trait CanWrite<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not read component `{C}` of entities outside its own subtask",
     label = "`{C}` is not a read-only component of `{Self}`",
-    note = "add `{C}` to the `read` list of system `{Self}` in `declare_context!`; a component in `write` can be read only through the entity being processed, since other subtasks may be writing it"
+    note = "if `{C}` is in the `write` list of `{Self}`, other subtasks of `{Self}` may be writing it: read it only for this subtask's entities, with `data.read` or `data.write` by id or in the query of `for_each`",
+    note = "otherwise add `{C}` to the `read` list of system `{Self}` in `declare_context!`"
 )]
 pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 
@@ -56,6 +57,80 @@ pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not access system `{T}`: it does not depend on it",
     label = "`{T}` is not an ancestor of `{Self}`",
-    note = "add `{T}`'s name to the `after` list of system `{Self}` (or of one of its ancestors) in `declare_context!`"
+    note = "add `{T}`'s name to the `after` list of system `{Self}` (or of one of its ancestors) in `declare_context!`",
+    note = "if `{T}` already runs after `{Self}`, that would make a cycle: move the code that needs `{T}` into a system that runs after `{T}`, or read `{T}`'s outputs in the step closure after the systems ran (`p.outputs::<{T}>()`)"
 )]
 pub unsafe trait DependsOn<Cx: ContextDecl, T: SystemOf<Cx>>: SystemOf<Cx> {}
+
+/// Systems `Self` and `T` are two systems neither of which depends on the
+/// other, so [`Step::run_from`](crate::Step::run_from) may start chains from
+/// both. A tuple given to `run_from` needs it for each two of its systems,
+/// so a tuple that names a system twice, or a system and one of its
+/// dependents, fails under `cargo check`, naming both.
+///
+/// Implemented for every pair of systems from [`Relations`], which
+/// `declare_context!` implements; nothing unsafe relies on it (`run_from`
+/// checks the same again when code is generated).
+#[diagnostic::on_unimplemented(
+    message = "`run_from` needs independent systems, but `{Self}` and `{T}` are the same system or one runs after the other",
+    label = "`{Self}` and `{T}` are not independent",
+    note = "name only the first of them: `run_from` also runs every system that depends on the systems it is given"
+)]
+pub trait Independent<Cx: ContextDecl, T: SystemOf<Cx>>: SystemOf<Cx> {}
+
+// The lookup in `Relations::Related`, as where-clauses; `do_not_recommend`
+// makes a failure report `Independent`'s message, not the lookup's.
+#[diagnostic::do_not_recommend]
+impl<Cx: ContextDecl, A, B> Independent<Cx, B> for A
+where
+    A: Relations<Cx>,
+    B: Relations<Cx>,
+    A::Related: relation::At<B::Chunk>,
+    relation::Chunk<Cx, A, B>: relation::At<B::Offset>,
+    <relation::Chunk<Cx, A, B> as relation::At<B::Offset>>::Out: relation::Unrelated,
+{
+}
+
+/// Which systems a system is ordered with, as types, so that
+/// [`Independent`] is one lookup per pair instead of one impl per pair
+/// (which would cost the compiler time on every build of a declaration).
+///
+/// System `i` sits at `Offset` (`i % 16`) of chunk `Chunk` (`i / 16`), as
+/// numbers written `()` for 0 and `(n,)` for n + 1; `Related` lists the
+/// chunks, each a list of 16 flags (a list is `(head, tail)`, the empty
+/// list `()`), with `bool` for each system that is `Self`, an ancestor or a
+/// descendant of it and `()` for each other. Written with tuples because a
+/// declaration of n systems holds n² flags. `declare_context!` implements it
+/// for every system.
+pub trait Relations<Cx: ContextDecl>: SystemOf<Cx> {
+    /// The chunk of this system's index.
+    type Chunk;
+    /// This system's index within its chunk.
+    type Offset;
+    /// Every system's relation to this one, in chunks.
+    type Related;
+}
+
+/// The lookup [`Relations`] is read with.
+pub mod relation {
+    /// The element of a list (`(head, tail)`) at position `N` (`()` for 0,
+    /// `(n,)` for n + 1).
+    pub trait At<N> {
+        /// The element.
+        type Out;
+    }
+    impl<H, T> At<()> for (H, T) {
+        type Out = H;
+    }
+    impl<H, T: At<N>, N> At<(N,)> for (H, T) {
+        type Out = T::Out;
+    }
+
+    /// The flag of a system independent of another: `()` (the flag of a
+    /// related one is `bool`).
+    pub trait Unrelated {}
+    impl Unrelated for () {}
+
+    /// The chunk of `A`'s relations that holds `B`.
+    pub type Chunk<Cx, A, B> = <<A as super::Relations<Cx>>::Related as At<<B as super::Relations<Cx>>::Chunk>>::Out;
+}

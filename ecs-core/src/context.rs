@@ -68,7 +68,8 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// `threads` threads instead of the declared count (`None`: one per
     /// available core): the caller of `step`, which runs systems itself, and
     /// `threads - 1` workers that help when there is work for them. With one
-    /// thread, no worker is started.
+    /// thread, no worker is started. A count above 1024 is capped at 1024
+    /// (the declaration's `threads` setting rejects one).
     ///
     /// # Panics
     /// When the worker threads cannot be started.
@@ -76,7 +77,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         let settings = Cx::SETTINGS;
         let threads = threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1);
+            .clamp(1, 1024);
         let team = (threads > 1).then(|| {
             Team::new(threads, Cx::NAME)
                 .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))

@@ -39,7 +39,7 @@ mod system_cell;
 #[doc(hidden)]
 pub mod __private;
 
-pub use access::{CanRead, CanReadShared, CanWrite, DependsOn};
+pub use access::{relation, CanRead, CanReadShared, CanWrite, DependsOn, Independent, Relations};
 pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
 pub use context::Context;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};

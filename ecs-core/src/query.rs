@@ -187,6 +187,9 @@ macro_rules! tuple_query {
         // SAFETY: the tuple borrows exactly what its elements borrow; the
         // caller of `fetch` rules out conflicts between them by checking
         // `ACCESS` with `is_valid`.
+        // Not listed among "other types that implement `Query`" when an
+        // element's access is missing: the element's error says what to fix.
+        #[diagnostic::do_not_recommend]
         unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> Query<Cx, S> for ($($Q,)+) {
             type Item<'i> = ($($Q::Item<'i>,)+);
             type Fetch = ($($Q::Fetch,)+);

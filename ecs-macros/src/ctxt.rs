@@ -20,6 +20,11 @@ impl Ctxt {
         self.errors.push(syn::Error::new(span, message));
     }
 
+    /// Records an error made elsewhere.
+    pub fn push(&mut self, error: syn::Error) {
+        self.errors.push(error);
+    }
+
     /// All errors combined, if any.
     pub fn check(self) -> Result<(), syn::Error> {
         let mut errors = self.errors.into_iter();

@@ -40,3 +40,7 @@ pub const NONE_BELOW: &str = "none_below";
 
 /// Default entity capacity reserved by `dynamic` without a number.
 pub const DEFAULT_DYNAMIC_CAPACITY: usize = 1024;
+
+/// The most threads a context runs on. The run time caps
+/// `Context::with_threads` at the same number (ecs-core's `context.rs`).
+pub const MAX_THREADS: usize = 1024;

@@ -13,6 +13,7 @@ mod ctxt;
 mod kw;
 mod model;
 mod parse;
+mod suggest;
 mod validate;
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use crate::ast::{self, Declaration, ParallelismExpr, SettingValue, SystemField};
 use crate::ctxt::Ctxt;
 use crate::kw;
+use crate::parse;
 use crate::validate;
 use quote::ToTokens;
 use syn::{Attribute, Ident, Path, Type};
@@ -51,6 +52,9 @@ pub struct Component<'a> {
     pub name: String,
     pub storage: Storage<'a>,
     pub attrs: &'a [Attribute],
+    /// Declared implicitly after an unknown name was reported, so the code
+    /// emitted beside the error still type-checks.
+    pub implicit: bool,
 }
 
 pub enum Storage<'a> {
@@ -252,17 +256,19 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
     for setting in &decl.settings {
         let key = setting.key.to_string();
         match (key.as_str(), &setting.value) {
-            (kw::ENTITIES, SettingValue::Fixed(n)) => match n.base10_parse::<usize>() {
-                Ok(0) => cx.error_spanned(n, "a fixed context must hold at least one entity"),
-                Ok(n) => s.entities = Limit::Fixed(n),
-                Err(e) => cx.error_at(e.span(), e),
-            },
+            (kw::ENTITIES, SettingValue::Fixed(n)) => {
+                match parse::count(n, "`entities: fixed(N)`", "the number of entities", 1, usize::MAX) {
+                    Ok(n) => s.entities = Limit::Fixed(n),
+                    Err(e) => cx.push(e),
+                }
+            }
             (kw::ENTITIES, SettingValue::Dynamic(n)) => {
                 let initial = match n {
-                    Some(n) => n.base10_parse::<usize>().unwrap_or_else(|e| {
-                        cx.error_at(e.span(), e);
-                        0
-                    }),
+                    Some(n) => parse::count(n, "`entities: dynamic(N)`", "the initial capacity", 0, usize::MAX)
+                        .unwrap_or_else(|e| {
+                            cx.push(e);
+                            0
+                        }),
                     None => kw::DEFAULT_DYNAMIC_CAPACITY,
                 };
                 s.entities = Limit::Dynamic(initial);
@@ -271,11 +277,12 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                 s.inner_parallelism = w == kw::ALLOW;
             }
             (kw::THREADS, SettingValue::Word(w)) if w == kw::AUTO => s.threads = None,
-            (kw::THREADS, SettingValue::Number(n)) => match n.base10_parse::<usize>() {
-                Ok(0) => cx.error_spanned(n, "`threads` must be at least 1 (or `auto`)"),
-                Ok(n) => s.threads = Some(n),
-                Err(e) => cx.error_at(e.span(), e),
-            },
+            (kw::THREADS, SettingValue::Number(n)) => {
+                match parse::count(n, "`threads: N`", "the number of threads", 1, kw::MAX_THREADS) {
+                    Ok(n) => s.threads = Some(n),
+                    Err(e) => cx.error_at(e.span(), format!("{e} (or write `threads: auto` for one per core)")),
+                }
+            }
             (k, _) => {
                 let expected = match k {
                     kw::ENTITIES => "`fixed(N)`, `dynamic` or `dynamic(N)`",
@@ -293,8 +300,9 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
     let mut out: Vec<Component<'a>> = Vec::new();
     let mut groups = Vec::new();
     for entry in &decl.components {
-        let grouped = entry.strategy == kw::GROUPED;
-        validate::check_group_shape(entry, cx);
+        // A malformed group (reported) is stored as `contiguous`.
+        let shape_ok = validate::check_group_shape(entry, cx);
+        let grouped = entry.strategy == kw::GROUPED && shape_ok;
         let group = groups.len();
         let mut members = Vec::new();
         for path in &entry.types {
@@ -305,6 +313,7 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
             }
             let storage = match entry.strategy.to_string().as_str() {
                 kw::CONTIGUOUS => Storage::Contiguous,
+                kw::GROUPED if !grouped => Storage::Contiguous,
                 kw::GROUPED => Storage::Grouped {
                     group,
                     member: members.len(),
@@ -320,6 +329,7 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
                 name,
                 storage,
                 attrs: &entry.attrs,
+                implicit: false,
             });
         }
         if grouped {
@@ -339,16 +349,22 @@ fn implicit_component<'a>(components: &mut Vec<Component<'a>>, path: &'a Path) -
         name,
         storage: Storage::Contiguous,
         attrs: &[],
+        implicit: true,
     });
     components.len() - 1
 }
 
 fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &mut Ctxt) -> Vec<System<'a>> {
-    let mut out: Vec<System<'a>> = Vec::new();
+    // A repeated system (reported) is dropped, so the emitted code has no
+    // duplicate impls and `after` resolves to the indices of kept systems.
+    let mut kept: Vec<&'a ast::SystemEntry> = Vec::new();
     for entry in &decl.systems {
-        if !validate::check_system_unique(&out, entry, cx) {
-            continue; // reported; dropped so the emitted code has no duplicate impls
+        if validate::check_system_unique(&kept, entry, cx) {
+            kept.push(entry);
         }
+    }
+    let mut out: Vec<System<'a>> = Vec::new();
+    for &entry in &kept {
         let mut sys = System {
             entry,
             name: &entry.name,
@@ -390,7 +406,7 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
                 }
                 SystemField::List(_, items) => {
                     for path in items {
-                        let Some(d) = validate::resolve_system(decl, entry, path, cx) else {
+                        let Some(d) = validate::resolve_system(&kept, entry, path, cx) else {
                             sys.unresolved_after = true;
                             continue;
                         };

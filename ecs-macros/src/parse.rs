@@ -3,6 +3,7 @@
 
 use crate::ast::*;
 use crate::kw;
+use crate::suggest::did_you_mean;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{braced, bracketed, parenthesized, Attribute, Error, Ident, LitInt, Path, Result, Token, Type};
@@ -87,6 +88,26 @@ impl Parse for Declaration {
     }
 }
 
+/// The value of a number in the DSL, `form` (as in "`split_every(N)`")
+/// taking `what` (as in "the number of entities per subtask") from `min` to
+/// `max`; the error names the setting, its form and its range.
+pub fn count(lit: &LitInt, form: &str, what: &str, min: usize, max: usize) -> Result<usize> {
+    match lit.base10_parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => {
+            let range = match (min, max) {
+                (0, usize::MAX) => "a whole number".to_string(),
+                (min, usize::MAX) => format!("a whole number of at least {min}"),
+                (min, max) => format!("a whole number from {min} to {max}"),
+            };
+            Err(Error::new(
+                lit.span(),
+                format!("{form} takes {what}, {range}; found `{lit}`"),
+            ))
+        }
+    }
+}
+
 fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
     let mut out: Vec<Setting> = Vec::new();
     while !input.is_empty() {
@@ -95,7 +116,10 @@ fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
         if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS].contains(&k.as_str()) {
             return Err(Error::new(
                 key.span(),
-                format!("unknown setting `{k}`; expected `entities`, `inner_parallelism` or `threads`"),
+                format!(
+                    "unknown setting `{k}`; expected `entities`, `inner_parallelism` or `threads`{}",
+                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS])
+                ),
             ));
         }
         if out.iter().any(|s| s.key == key) {
@@ -178,7 +202,8 @@ impl Parse for ComponentEntry {
             return Err(Error::new(
                 strategy.span(),
                 format!(
-                    "unknown storage strategy `{strategy}`; expected `contiguous`, `grouped`, `sparse_set`, `hash_map`, `tag` or `custom(Type)`"
+                    "unknown storage strategy `{strategy}`; expected `contiguous`, `grouped`, `sparse_set`, `hash_map`, `tag` or `custom(Type)`{}",
+                    did_you_mean(&strategy.to_string(), known)
                 ),
             ));
         }
@@ -232,7 +257,8 @@ impl Parse for SystemEntry {
                     return Err(Error::new(
                         key.span(),
                         format!(
-                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism` or `output`"
+                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism` or `output`{}",
+                            did_you_mean(&k, [kw::READ, kw::WRITE, kw::AFTER, kw::PARALLELISM, kw::OUTPUT])
                         ),
                     ))
                 }
@@ -256,29 +282,37 @@ impl Parse for ParallelismExpr {
     fn parse(input: ParseStream) -> Result<Self> {
         let word: Ident = input.parse()?;
         let w = word.to_string();
-        let positive = |lit: &LitInt| -> Result<()> {
-            match lit.base10_parse::<usize>() {
-                Ok(0) => Err(Error::new(lit.span(), "must be at least 1")),
-                Ok(_) => Ok(()),
-                Err(e) => Err(e),
-            }
-        };
+        let with_form = |form: &'static str| move |e: Error| Error::new(e.span(), format!("{e}: write {form}"));
         Ok(match w.as_str() {
             kw::NONE => ParallelismExpr::None,
             kw::SPLIT_EVENLY_PER_CORE => ParallelismExpr::SplitEvenlyPerCore,
             kw::SPLIT_EVERY => {
+                const FORM: &str = "`split_every(N)`, as in `split_every(1024)`";
                 let inner;
                 parenthesized!(inner in input);
-                let n: LitInt = inner.parse()?;
-                positive(&n)?;
+                let n: LitInt = inner.parse().map_err(with_form(FORM))?;
+                count(&n, "`split_every(N)`", "the number of entities per subtask", 1, usize::MAX)?;
                 ParallelismExpr::SplitEvery(n)
             }
             kw::NONE_BELOW => {
+                const FORM: &str = "`none_below(N, strategy)`, as in `none_below(1000, split_evenly_per_core)`";
                 let inner;
                 parenthesized!(inner in input);
-                let t: LitInt = inner.parse()?;
-                t.base10_parse::<usize>()?;
-                inner.parse::<Token![,]>()?;
+                let t: LitInt = inner.parse().map_err(with_form(FORM))?;
+                count(
+                    &t,
+                    "`none_below(N, strategy)`",
+                    "the number of entities below which the system runs as one subtask",
+                    0,
+                    usize::MAX,
+                )?;
+                if inner.is_empty() {
+                    return Err(Error::new(
+                        t.span(),
+                        format!("`none_below` takes a threshold and the strategy to use from it on: write {FORM}"),
+                    ));
+                }
+                inner.parse::<Token![,]>().map_err(with_form(FORM))?;
                 let then: ParallelismExpr = inner.parse()?;
                 ParallelismExpr::NoneBelow(t, Box::new(then))
             }
@@ -286,7 +320,8 @@ impl Parse for ParallelismExpr {
                 return Err(Error::new(
                     word.span(),
                     format!(
-                        "unknown parallelism strategy `{w}`; expected `none`, `split_evenly_per_core`, `split_every(N)` or `none_below(N, strategy)`"
+                        "unknown parallelism strategy `{w}`; expected `none`, `split_evenly_per_core`, `split_every(N)` or `none_below(N, strategy)`{}",
+                        did_you_mean(&w, [kw::NONE, kw::SPLIT_EVENLY_PER_CORE, kw::SPLIT_EVERY, kw::NONE_BELOW])
                     ),
                 ))
             }

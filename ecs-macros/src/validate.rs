@@ -2,37 +2,59 @@
 //! `resolve_`/`report_`) function per rule, each stating the rule; every
 //! error is spanned on the offending token and says how to fix it.
 
-use crate::ast::{ComponentEntry, Declaration, SystemEntry};
+use crate::ast::{ComponentEntry, SystemEntry};
 use crate::ctxt::Ctxt;
 use crate::kw;
 use crate::model::{path_key, Component, Model, System};
+use crate::suggest;
 use syn::{Ident, Path};
 
 /// Rule: `grouped` takes a parenthesised list of 2 to 8 components, and only
-/// `grouped` takes one.
-pub fn check_group_shape(entry: &ComponentEntry, cx: &mut Ctxt) {
+/// `grouped` takes one. Returns whether the entry may be stored as a group;
+/// when not (reported), its components are stored as `contiguous`, so the
+/// mistake gives this one error and nothing downstream.
+pub fn check_group_shape(entry: &ComponentEntry, cx: &mut Ctxt) -> bool {
     let grouped = entry.strategy == kw::GROUPED;
+    let n = entry.types.len();
     match (grouped, entry.parenthesised) {
-        (true, None) => cx.error_spanned(
-            &entry.strategy,
-            "`grouped` stores several components in one buffer: write them in parentheses, as in `(Color, Circle): grouped;`",
-        ),
-        (true, Some(span)) if entry.types.len() < 2 || entry.types.len() > 8 => cx.error_at(
-            span,
-            format!(
-                "a group holds 2 to 8 components, not {}; use `contiguous` for a single component",
-                entry.types.len()
-            ),
-        ),
-        (false, Some(span)) => cx.error_at(
-            span,
-            format!(
-                "parentheses group components for the `grouped` strategy; write `{}: {}` without them, or use `grouped`",
-                entry.types.iter().map(path_key).collect::<Vec<_>>().join(", "),
-                entry.strategy
-            ),
-        ),
-        _ => {}
+        (true, None) => {
+            cx.error_spanned(
+                &entry.strategy,
+                "`grouped` stores several components in one buffer: write them in parentheses, as in `(Color, Circle): grouped;`",
+            );
+            false
+        }
+        (true, Some(span)) if n < 2 => {
+            cx.error_at(
+                span,
+                format!(
+                    "a group holds 2 to 8 components, not {n}; for a single component write `{}: contiguous;`",
+                    entry.types.iter().map(path_key).collect::<Vec<_>>().join(", ")
+                ),
+            );
+            false
+        }
+        (true, Some(span)) if n > 8 => {
+            cx.error_at(
+                span,
+                format!(
+                    "a group holds 2 to 8 components, not {n}; split it into groups of at most 8 (or store some of them as `contiguous`)"
+                ),
+            );
+            false
+        }
+        (false, Some(span)) => {
+            cx.error_at(
+                span,
+                format!(
+                    "parentheses group components for the `grouped` strategy; write `{}: {}` without them, or use `grouped`",
+                    entry.types.iter().map(path_key).collect::<Vec<_>>().join(", "),
+                    entry.strategy
+                ),
+            );
+            true
+        }
+        _ => true,
     }
 }
 
@@ -57,17 +79,17 @@ pub fn report_duplicate_component(prev: &Component, path: &Path, strategy: &Iden
 
 /// Rule: system names are unique, and so are system types (the type is how
 /// code names a system).
-pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) -> bool {
-    let mut unique = true;
-    if let Some(p) = prev.iter().find(|s| *s.name == entry.name) {
+pub fn check_system_unique(prev: &[&SystemEntry], entry: &SystemEntry, cx: &mut Ctxt) -> bool {
+    if let Some(p) = prev.iter().find(|s| s.name == entry.name) {
+        // One error for one mistake, even when the type repeats too.
         cx.error_spanned(
             &entry.name,
             format!("system `{}` is declared twice; rename or remove one", p.name),
         );
-        unique = false;
+        return false;
     }
     let ty = path_key(&entry.ty);
-    if let Some(p) = prev.iter().find(|s| s.ty_name == ty) {
+    if let Some(p) = prev.iter().find(|s| path_key(&s.ty) == ty) {
         cx.error_spanned(
             &entry.ty,
             format!(
@@ -75,9 +97,9 @@ pub fn check_system_unique(prev: &[System], entry: &SystemEntry, cx: &mut Ctxt) 
                 p.name, entry.name
             ),
         );
-        unique = false;
+        return false;
     }
-    unique
+    true
 }
 
 /// Rule: `read` and `write` name declared components.
@@ -91,10 +113,19 @@ pub fn resolve_component(
     let name = path_key(path);
     let found = components.iter().position(|c| c.name == name);
     if found.is_none() {
+        // Suggest only components the user declared, not ones an earlier
+        // mistake declared implicitly.
+        let declared = components.iter().filter(|c| !c.implicit).map(|c| c.name.as_str());
+        let fix = match suggest::closest(&name, declared) {
+            Some(c) => {
+                format!("did you mean `{c}`? (or declare `{name}` in `components`, as in `{name}: contiguous;`)")
+            }
+            None => format!("declare it in `components`, as in `{name}: contiguous;`"),
+        };
         cx.error_spanned(
             path,
             format!(
-                "unknown component `{name}` in `{key}` of system `{}`; declare it in `components`, as in `{name}: contiguous;`",
+                "unknown component `{name}` in `{key}` of system `{}`; {fix}",
                 entry.name
             ),
         );
@@ -103,13 +134,17 @@ pub fn resolve_component(
 }
 
 /// Rule: `after` names declared systems.
-pub fn resolve_system(decl: &Declaration, entry: &SystemEntry, path: &Path, cx: &mut Ctxt) -> Option<usize> {
+pub fn resolve_system(systems: &[&SystemEntry], entry: &SystemEntry, path: &Path, cx: &mut Ctxt) -> Option<usize> {
     let name = path_key(path);
-    let found = decl.systems.iter().position(|s| s.name == name);
+    let found = systems.iter().position(|s| s.name == name);
     if found.is_none() {
-        let hint = match decl.systems.iter().find(|s| path_key(&s.ty) == name) {
+        let names: Vec<String> = systems.iter().map(|s| s.name.to_string()).collect();
+        let hint = match systems.iter().find(|s| path_key(&s.ty) == name) {
             Some(s) => format!("; `after` takes system names: did you mean `{}`?", s.name),
-            None => "; `after` takes the names of systems declared in `systems`".to_string(),
+            None => match suggest::closest(&name, names.iter().map(String::as_str)) {
+                Some(s) => format!("; did you mean `{s}`?"),
+                None => "; `after` takes the names of systems declared in `systems`".to_string(),
+            },
         };
         cx.error_spanned(
             path,

@@ -1,5 +1,6 @@
 //! The step proxy: exclusive access to a context between refreshes.
 
+use crate::access::Independent;
 use crate::decl::{ContextDecl, Dispatch, SystemOf};
 use crate::events::EventSink;
 use crate::proxy::Defer;
@@ -21,9 +22,20 @@ pub trait Roots<Cx: ContextDecl> {
     const INDICES: &'static [usize];
 }
 
+// Each two systems of the tuple are `Independent` (a bound per pair, built
+// head by head), so a dependent pair fails under `cargo check`, naming both.
 macro_rules! roots {
     ($($S:ident),+) => {
-        impl<Cx: ContextDecl, $($S: SystemOf<Cx>),+> Roots<Cx> for ($($S,)+) {
+        roots!(@pairs [$($S),+] [] $($S),+);
+    };
+    (@pairs [$($all:ident),+] [$($bounds:tt)*] $head:ident, $($tail:ident),+) => {
+        roots!(@pairs [$($all),+] [$($bounds)* $($head: Independent<Cx, $tail>,)+] $($tail),+);
+    };
+    (@pairs [$($S:ident),+] [$($bounds:tt)*] $last:ident) => {
+        impl<Cx: ContextDecl, $($S: SystemOf<Cx>),+> Roots<Cx> for ($($S,)+)
+        where
+            $($bounds)*
+        {
             const INDICES: &'static [usize] = &[$($S::INDEX),+];
         }
     };
@@ -104,8 +116,9 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// after its dependencies (ECST's `execute_systems_from`).
     ///
     /// # Panics
-    /// Fails to compile (constant evaluation) when a system of `R` depends
-    /// on another one of `R`. At run time, as [`run_all`](Self::run_all).
+    /// Fails to compile (under `cargo check` too) when a system of `R`
+    /// depends on another one of `R` or is named twice. At run time, as
+    /// [`run_all`](Self::run_all).
     pub fn run_from<R: Roots<Cx>, A: ?Sized + Sync>(&mut self, args: &A)
     where
         Cx: Dispatch<A>,

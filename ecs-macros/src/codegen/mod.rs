@@ -134,7 +134,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             /// Creates the context with the given system states, running on
             /// `threads` threads instead of the declared count (`None`: one
             /// per available core): the caller of `step` and `threads - 1`
-            /// workers.
+            /// workers. A count above 1024 is capped at 1024.
             ///
             /// # Panics
             /// When the worker threads cannot be started.

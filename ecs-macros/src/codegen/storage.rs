@@ -1,9 +1,10 @@
 //! The storages struct and one `Component` implementation per component.
 
 use super::Names;
-use crate::model::{Model, Storage};
+use crate::model::{Component, Model, Storage};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 fn field(model: &Model, c: usize) -> syn::Ident {
     match model.components[c].storage {
@@ -82,7 +83,9 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             }
         }
     });
+    let checks = model.components.iter().map(tag_check);
     quote! {
+        #(#checks)*
         #[doc(hidden)]
         #[allow(non_snake_case)]
         #vis struct #storages {
@@ -90,6 +93,23 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             #(#group_fields)*
         }
         #(#impls)*
+    }
+}
+
+/// For a `tag` component, an item-level constant that fails on a type that
+/// holds data: evaluated under `cargo check`, spanned on the user's token
+/// (the runtime's own check in `Tag` fires only when code is generated).
+fn tag_check(comp: &Component) -> TokenStream {
+    if !matches!(comp.storage, Storage::Tag) {
+        return TokenStream::new();
+    }
+    let path = comp.path;
+    let message = format!(
+        "component `{0}` is declared `tag`, which stores no values, but `{0}` holds data; store it with `contiguous`, `sparse_set` or `hash_map`, or make it a unit struct",
+        comp.name
+    );
+    quote_spanned! {path.span()=>
+        const _: () = ::core::assert!(::core::mem::size_of::<#path>() == 0, "{}", #message);
     }
 }
 

@@ -51,6 +51,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         let writes = s.writes.iter().map(|&c| model.components[c].path);
         let shared = s.reads.iter().map(|&c| model.components[c].path);
         let ancestors = model.ancestors[i].iter().map(|&a| model.systems[a].ty);
+        let (chunk, offset, related) = relations(model, i);
         quote! {
             // SAFETY: `INDEX` is this system's position in the declaration,
             // `slot` returns its own field, `PARALLELISM` is as declared.
@@ -80,6 +81,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             // SAFETY: each system named here is an ancestor in the validated
             // graph (`Model::ancestors`).
             #(unsafe impl ::ecs::__private::DependsOn<#context, #ancestors> for #ty {})*
+            // The systems ordered with this one, for `run_from`.
+            impl ::ecs::__private::Relations<#context> for #ty {
+                type Chunk = #chunk;
+                type Offset = #offset;
+                type Related = #related;
+            }
         }
     });
     let indices = 0..model.systems.len();
@@ -123,6 +130,37 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             }
         }
     }
+}
+
+/// System `i`'s `Relations`: its chunk and offset as numbers (`()` for 0,
+/// `(n,)` for n + 1), and whether each system is `i`, an ancestor or a
+/// descendant (`bool`) or not (`()`), as a list (`(head, tail)`) of lists of
+/// 16. Tuples keep the n² flags to a few tokens each.
+fn relations(model: &Model, i: usize) -> (TokenStream, TokenStream, TokenStream) {
+    const CHUNK: usize = 16;
+    let number = |n: usize| (0..n).fold(quote!(()), |inner, _| quote!((#inner,)));
+    let list = |items: Vec<TokenStream>| {
+        items
+            .into_iter()
+            .rev()
+            .fold(quote!(()), |tail, head| quote!((#head, #tail)))
+    };
+    let n = model.systems.len();
+    let chunks = (0..n.div_ceil(CHUNK))
+        .map(|c| {
+            let flags = (c * CHUNK..n.min((c + 1) * CHUNK))
+                .map(|j| {
+                    if j == i || model.ordered(i, j) {
+                        quote!(bool)
+                    } else {
+                        quote!(())
+                    }
+                })
+                .collect();
+            list(flags)
+        })
+        .collect();
+    (number(i / CHUNK), number(i % CHUNK), list(chunks))
 }
 
 /// The slots' constructor and the `slot_core` match arms.

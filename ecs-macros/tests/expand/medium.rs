@@ -82,7 +82,7 @@ impl Stress {
     /// Creates the context with the given system states, running on
     /// `threads` threads instead of the declared count (`None`: one
     /// per available core): the caller of `step` and `threads - 1`
-    /// workers.
+    /// workers. A count above 1024 is capped at 1024.
     ///
     /// # Panics
     /// When the worker threads cannot be started.
@@ -597,6 +597,14 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         }
     }
 }
+const _: () = ::core::assert!(
+    ::core::mem::size_of:: < C8 > () == 0, "{}",
+    "component `C8` is declared `tag`, which stores no values, but `C8` holds data; store it with `contiguous`, `sparse_set` or `hash_map`, or make it a unit struct"
+);
+const _: () = ::core::assert!(
+    ::core::mem::size_of:: < C9 > () == 0, "{}",
+    "component `C9` is declared `tag`, which stores no values, but `C9` holds data; store it with `contiguous`, `sparse_set` or `hash_map`, or make it a unit struct"
+);
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __StressStorages {
@@ -889,6 +897,11 @@ unsafe impl ::ecs::__private::CanRead<Stress, C0> for S0 {}
 unsafe impl ::ecs::__private::CanRead<Stress, C1> for S0 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C0> for S0 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C1> for S0 {}
+impl ::ecs::__private::Relations<Stress> for S0 {
+    type Chunk = ();
+    type Offset = ();
+    type Related = ((bool, ((), ((), ((), (bool, ((), ((), ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S1 {
     const INDEX: usize = 1usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvenlyPerCore;
@@ -908,6 +921,11 @@ unsafe impl ::ecs::__private::CanRead<Stress, C2> for S1 {}
 unsafe impl ::ecs::__private::CanRead<Stress, C3> for S1 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C2> for S1 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C3> for S1 {}
+impl ::ecs::__private::Relations<Stress> for S1 {
+    type Chunk = ();
+    type Offset = ((),);
+    type Related = (((), (bool, ((), ((), ((), (bool, ((), ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S2 {
     const INDEX: usize = 2usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvery(
@@ -929,6 +947,11 @@ unsafe impl ::ecs::__private::CanRead<Stress, C4> for S2 {}
 unsafe impl ::ecs::__private::CanRead<Stress, C5> for S2 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C4> for S2 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C5> for S2 {}
+impl ::ecs::__private::Relations<Stress> for S2 {
+    type Chunk = ();
+    type Offset = (((),),);
+    type Related = (((), ((), (bool, ((), ((), ((), (bool, ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S3 {
     const INDEX: usize = 3usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::NoneBelow {
@@ -951,6 +974,11 @@ unsafe impl ::ecs::__private::CanRead<Stress, C6> for S3 {}
 unsafe impl ::ecs::__private::CanRead<Stress, C7> for S3 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C6> for S3 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C7> for S3 {}
+impl ::ecs::__private::Relations<Stress> for S3 {
+    type Chunk = ();
+    type Offset = ((((),),),);
+    type Related = (((), ((), ((), (bool, ((), ((), ((), (bool, ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S4 {
     const INDEX: usize = 4usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::None;
@@ -973,6 +1001,11 @@ unsafe impl ::ecs::__private::CanWrite<Stress, C8> for S4 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C9> for S4 {}
 unsafe impl ::ecs::__private::CanReadShared<Stress, C0> for S4 {}
 unsafe impl ::ecs::__private::DependsOn<Stress, S0> for S4 {}
+impl ::ecs::__private::Relations<Stress> for S4 {
+    type Chunk = ();
+    type Offset = (((((),),),),);
+    type Related = ((bool, ((), ((), ((), (bool, ((), ((), ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S5 {
     const INDEX: usize = 5usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvenlyPerCore;
@@ -995,6 +1028,11 @@ unsafe impl ::ecs::__private::CanWrite<Stress, C10> for S5 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C11> for S5 {}
 unsafe impl ::ecs::__private::CanReadShared<Stress, C2> for S5 {}
 unsafe impl ::ecs::__private::DependsOn<Stress, S1> for S5 {}
+impl ::ecs::__private::Relations<Stress> for S5 {
+    type Chunk = ();
+    type Offset = ((((((),),),),),);
+    type Related = (((), (bool, ((), ((), ((), (bool, ((), ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S6 {
     const INDEX: usize = 6usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::SplitEvery(
@@ -1019,6 +1057,11 @@ unsafe impl ::ecs::__private::CanWrite<Stress, C12> for S6 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C13> for S6 {}
 unsafe impl ::ecs::__private::CanReadShared<Stress, C4> for S6 {}
 unsafe impl ::ecs::__private::DependsOn<Stress, S2> for S6 {}
+impl ::ecs::__private::Relations<Stress> for S6 {
+    type Chunk = ();
+    type Offset = (((((((),),),),),),);
+    type Related = (((), ((), (bool, ((), ((), ((), (bool, ((), ())))))))), ());
+}
 unsafe impl ::ecs::__private::SystemOf<Stress> for S7 {
     const INDEX: usize = 7usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::NoneBelow {
@@ -1044,6 +1087,11 @@ unsafe impl ::ecs::__private::CanWrite<Stress, C14> for S7 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C15> for S7 {}
 unsafe impl ::ecs::__private::CanReadShared<Stress, C6> for S7 {}
 unsafe impl ::ecs::__private::DependsOn<Stress, S3> for S7 {}
+impl ::ecs::__private::Relations<Stress> for S7 {
+    type Chunk = ();
+    type Offset = ((((((((),),),),),),),);
+    type Related = (((), ((), ((), (bool, ((), ((), ((), (bool, ())))))))), ());
+}
 impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
 for Stress
 where

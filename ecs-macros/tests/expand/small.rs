@@ -61,7 +61,7 @@ impl World {
     /// Creates the context with the given system states, running on
     /// `threads` threads instead of the declared count (`None`: one
     /// per available core): the caller of `step` and `threads - 1`
-    /// workers.
+    /// workers. A count above 1024 is capped at 1024.
     ///
     /// # Panics
     /// When the worker threads cannot be started.
@@ -331,6 +331,11 @@ unsafe impl ::ecs::__private::CanRead<World, Velocity> for Move {}
 unsafe impl ::ecs::__private::CanRead<World, Position> for Move {}
 unsafe impl ::ecs::__private::CanWrite<World, Position> for Move {}
 unsafe impl ::ecs::__private::CanReadShared<World, Velocity> for Move {}
+impl ::ecs::__private::Relations<World> for Move {
+    type Chunk = ();
+    type Offset = ();
+    type Related = ((bool, ((), ())), ());
+}
 unsafe impl ::ecs::__private::SystemOf<World> for Age {
     const INDEX: usize = 1usize;
     const PARALLELISM: ::ecs::__private::Parallelism = ::ecs::__private::Parallelism::None;
@@ -348,6 +353,11 @@ unsafe impl ::ecs::__private::SystemOf<World> for Age {
 }
 unsafe impl ::ecs::__private::CanRead<World, Life> for Age {}
 unsafe impl ::ecs::__private::CanWrite<World, Life> for Age {}
+impl ::ecs::__private::Relations<World> for Age {
+    type Chunk = ();
+    type Offset = ((),);
+    type Related = (((), (bool, ())), ());
+}
 impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
 for World
 where

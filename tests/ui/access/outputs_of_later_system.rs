@@ -1,0 +1,29 @@
+use ecs::{Data, System};
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+#[derive(Default)]
+pub struct Move;
+#[derive(Default)]
+pub struct Draw;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position, Velocity: contiguous; }
+        systems {
+            movement: Move { read: [Velocity], write: [Position] }
+            draw: Draw { read: [Position], after: [movement], output: usize }
+        }
+    }
+}
+
+impl System<World> for Move {
+    fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+        let _ = data.outputs::<Draw>();
+    }
+}
+
+impl System<World> for Draw {
+    fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+}
+
+fn main() {}
