@@ -10,5 +10,6 @@ fn ui() {
     t.compile_fail("tests/ui/conflict/*.rs");
     t.compile_fail("tests/ui/access/*.rs");
     t.compile_fail("tests/ui/cascade/*.rs");
+    t.compile_fail("tests/ui/soundness/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

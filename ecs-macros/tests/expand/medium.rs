@@ -1044,8 +1044,9 @@ unsafe impl ::ecs::__private::CanWrite<Stress, C14> for S7 {}
 unsafe impl ::ecs::__private::CanWrite<Stress, C15> for S7 {}
 unsafe impl ::ecs::__private::CanReadShared<Stress, C6> for S7 {}
 unsafe impl ::ecs::__private::DependsOn<Stress, S3> for S7 {}
-impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
-for Stress
+unsafe impl<
+    __A: ?::core::marker::Sized + ::core::marker::Sync,
+> ::ecs::__private::Dispatch<__A> for Stress
 where
     S0: ::ecs::__private::System<Stress, __A>,
     S1: ::ecs::__private::System<Stress, __A>,

@@ -348,8 +348,9 @@ unsafe impl ::ecs::__private::SystemOf<World> for Age {
 }
 unsafe impl ::ecs::__private::CanRead<World, Life> for Age {}
 unsafe impl ::ecs::__private::CanWrite<World, Life> for Age {}
-impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
-for World
+unsafe impl<
+    __A: ?::core::marker::Sized + ::core::marker::Sync,
+> ::ecs::__private::Dispatch<__A> for World
 where
     Move: ::ecs::__private::System<World, __A>,
     Age: ::ecs::__private::System<World, __A>,
