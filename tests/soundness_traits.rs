@@ -309,3 +309,80 @@ fn bundles_and_sets_are_nameable_in_generic_code() {
         <() as Components<fixed::Ctx>>::bits()
     );
 }
+
+/// A storage that drops what it is given: it breaks `Column`'s contract
+/// (an inserted id must hold its value), which debug builds catch at the
+/// spawn, before the entity records the component, so nothing reads the
+/// missing value.
+mod forgetful {
+    use ecs::storage::{Column, HashMapStorage, Storage};
+    use ecs::{EntityId, EntityLimit};
+    use std::ptr::NonNull;
+
+    pub struct Lost;
+
+    pub struct Forgetful(HashMapStorage<Lost>);
+
+    impl Storage for Forgetful {
+        fn new(limit: EntityLimit) -> Self {
+            Forgetful(HashMapStorage::new(limit))
+        }
+    }
+
+    // SAFETY: deliberately broken in one place: `insert` stores nothing.
+    // Every other method is the wrapped storage's, which keeps the contract,
+    // and the test below stops at the spawn's debug check, before any code
+    // that relies on an inserted value runs.
+    unsafe impl Column for Forgetful {
+        type Item = Lost;
+        fn insert(&mut self, _: EntityId, _: Lost) -> Option<Lost> {
+            None
+        }
+        fn remove(&mut self, id: EntityId) -> Option<Lost> {
+            self.0.remove(id)
+        }
+        fn contains(&self, id: EntityId) -> bool {
+            self.0.contains(id)
+        }
+        fn get(&self, id: EntityId) -> Option<&Lost> {
+            self.0.get(id)
+        }
+        fn get_mut(&mut self, id: EntityId) -> Option<&mut Lost> {
+            self.0.get_mut(id)
+        }
+        fn get_ptr(&self, id: EntityId) -> Option<NonNull<Lost>> {
+            self.0.get_ptr(id)
+        }
+        type Fetch = <HashMapStorage<Lost> as Column>::Fetch;
+        fn fetch_state(&self) -> Self::Fetch {
+            self.0.fetch_state()
+        }
+        unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<Lost> {
+            // SAFETY: the caller's guarantees are the wrapped storage's.
+            unsafe { HashMapStorage::fetch(state, id) }
+        }
+    }
+
+    ecs::declare_context! {
+        pub context Ctx {
+            settings { threads: 1 }
+            components { Lost: custom(Forgetful); }
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "its `Column` implementation breaks the trait's contract")]
+    fn a_storage_that_does_not_store_is_caught_at_spawn() {
+        let mut ctx = Ctx::new();
+        ctx.step(|p| p.spawn((Lost,)).map(drop)).unwrap();
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "its `Column` implementation breaks the trait's contract")]
+    fn a_storage_that_does_not_store_is_caught_at_spawn_batch() {
+        let mut ctx = Ctx::new();
+        ctx.step(|p| p.spawn_batch((0..3).map(|_| (Lost,))).map(drop)).unwrap();
+    }
+}

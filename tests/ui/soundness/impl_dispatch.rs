@@ -1,8 +1,8 @@
-// The scheduler hands `dispatch` the context while systems run on other
-// threads; code that used it for anything but running its system could read
-// a state that system is writing. A context whose systems do not all take
-// `MyArgs` has no generated `Dispatch<MyArgs>`, so this impl would not
-// conflict: `Dispatch` is an `unsafe` trait.
+// The scheduler hands `dispatch` the context while it runs systems, and the
+// runtime's reasoning (`Context::system`, `outputs`) assumes that nothing but
+// `run_system` uses it then. A context whose systems do not all take `MyArgs`
+// has no generated `Dispatch<MyArgs>`, so this impl would not conflict: the
+// trait is `unsafe`, with that contract.
 use ecs::{Data, System};
 pub struct Name(pub String);
 pub struct MyArgs;
