@@ -101,7 +101,11 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 ///
 /// `declare_context!` picks the narrowest that holds every component; the
 /// runtime only uses this interface.
-pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
+///
+/// Sealed: systems read components without checking because an entity's
+/// set says it holds them, so only these four types, which are correct
+/// sets, implement it.
+pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
     fn insert(&mut self, bit: usize);
     /// Clears bit `bit`.
@@ -124,6 +128,17 @@ pub trait ComponentSet: Copy + Default + Eq + Send + Sync + core::fmt::Debug + '
     /// Clears every bit.
     fn clear(&mut self);
 }
+
+/// Seals [`ComponentSet`]: a trait no other crate can name.
+mod sealed {
+    #[diagnostic::on_unimplemented(
+        message = "`ecs::ComponentSet` is sealed: `{Self}` cannot implement it",
+        note = "component sets are `Bits8`, `Bits16`, `Bits32` and `Bitset<W>`; `declare_context!` picks the narrowest that holds every component"
+    )]
+    pub trait Sealed {}
+}
+
+impl<const W: usize> sealed::Sealed for Bitset<W> {}
 
 impl<const W: usize> ComponentSet for Bitset<W> {
     #[inline]
@@ -199,6 +214,8 @@ macro_rules! small_set {
                 Self(word)
             }
         }
+
+        impl sealed::Sealed for $name {}
 
         impl ComponentSet for $name {
             #[inline]

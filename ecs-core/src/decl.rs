@@ -4,6 +4,7 @@
 //! They are `unsafe` because the runtime's memory safety rests on them: the
 //! macro implements them only from a validated declaration (see each trait's
 //! `# Safety`). Implementing them by hand is possible but never needed.
+//! `SAFETY.md` of this crate lists every trait and what relies on it.
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
@@ -42,16 +43,26 @@ pub struct SystemInfo {
 /// A declared context: the description `declare_context!` generates.
 ///
 /// # Safety
-/// - `SIGNATURES[i]` holds exactly the indices of the components that system
+/// - `COMPONENTS` names every component once, and `Bits` has room for an
+///   index below `COMPONENTS.len()` (each [`Component::INDEX`] is one);
+/// - `SIGNATURES` and `SYSTEMS` have one entry per system (each
+///   [`SystemOf::INDEX`] is below their length);
+///   `SIGNATURES[i]` holds exactly the indices of the components that system
 ///   `i` reads or writes, and `SYSTEMS` describes an acyclic graph whose
-///   `ancestors` are the transitive closure of `dependencies`;
+///   `ancestors` are the transitive closure of `dependencies`, and whose
+///   `dependents` are the inverse of `dependencies`;
 /// - two systems that are not ordered by the graph never access a component
 ///   that one of them writes;
 /// - `TOPOLOGICAL` lists every system once, each after its dependencies;
 /// - `remove_component(s, i, id)` removes the value of component `i` (the one
-///   whose [`Component::INDEX`] is `i`) and nothing else, and
-///   `relocate_component(s, i, from, to)` moves it and touches nothing else;
-/// - `slot_core(s, i)` returns the slot of system `i`.
+///   whose [`Component::INDEX`] is `i`) with [`Column::remove`] and touches
+///   nothing else, and `relocate_component(s, i, from, to)` moves it with
+///   [`Column::relocate`] and touches nothing else;
+/// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
+///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
+/// - every storage of `new_storages` is the column of one component
+///   ([`Component::column`]), and its `Column` implementation keeps that
+///   trait's contract.
 pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// The component bitset type, wide enough for every component.
     type Bits: ComponentSet;
@@ -101,8 +112,9 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 ///
 /// # Safety
 /// `INDEX` is this component's index in the declaration (distinct from every
-/// other component's), and `column`/`column_mut` return this component's own
-/// storage, which no other component shares.
+/// other component's, below `Cx::COMPONENTS.len()`), and
+/// `column`/`column_mut` return this component's own storage, the same one
+/// on every call, which no other component shares.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component of context `{Cx}`",
     label = "not declared in `{Cx}`",
@@ -124,8 +136,11 @@ pub unsafe trait Component<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 /// A system (the type holding its state) of context `Cx`.
 ///
 /// # Safety
-/// `INDEX` is the system's index in the declaration, `slot`/`slot_mut` return
-/// its own slot, and `PARALLELISM` is the declared strategy.
+/// `INDEX` is the system's index in the declaration (distinct from every
+/// other system's, below `Cx::SYSTEMS.len()`), `slot`/`slot_mut` return its
+/// own slot, the same one on every call, which no other system shares, and
+/// `PARALLELISM` is the declared strategy (any value is sound: it only
+/// decides how many subtasks run).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of context `{Cx}`",
     label = "not declared in `{Cx}`",
@@ -147,7 +162,16 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 /// Runs system `index` of the context with arguments `A`: the static dispatch
 /// from a system index to its type, generated for every `A` that all systems
 /// accept.
-pub trait Dispatch<A: ?Sized>: ContextDecl {
+///
+/// # Safety
+/// `dispatch(cx, index, args)` runs system `index` with `args` through
+/// [`Context::run_system`] (or does nothing when `index` is no system's),
+/// and uses `cx` for nothing else. The scheduler calls it on several
+/// threads at once while systems run, and [`Context::system`] and
+/// [`Context::outputs`] rely on no code other than the scheduler's holding
+/// `&Context` then: a hand-written `dispatch` that read a system's state
+/// while that system runs would alias its `&mut`.
+pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     /// Runs system `index` (all its subtasks) with `args`.
     ///
     /// # Safety

@@ -14,6 +14,10 @@
 //! - Systems only see entities matched to them, and matching is
 //!   brought up to date before systems run, so a system's iteration never
 //!   checks for a missing component.
+//! - Every public trait is safe to implement wrongly, `unsafe` with its
+//!   contract written out, or sealed; `SAFETY.md` in this crate lists each
+//!   one and every `unsafe` API: what the unsafe code relies on, and who
+//!   upholds it.
 
 #![deny(missing_docs)]
 

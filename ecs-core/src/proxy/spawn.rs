@@ -13,11 +13,15 @@ use core::ops::Range;
 /// A set of component types of context `Cx`, written as a tuple: `()` (no
 /// component), `(A,)`, `(A, B)`, ... up to twelve. The filter of
 /// [`Defer::add_to_all`], and what every [`Bundle`] is.
+///
+/// Sealed: only these tuples implement it, and no other type can, since
+/// `spawn` records the bits a bundle reports and systems then read those
+/// components without checking (see `SAFETY.md`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of components of `{Cx}`",
     note = "write the components as a tuple: `({Self},)` for one, `(A, B)` for several, `()` for none"
 )]
-pub trait Components<Cx: ContextDecl> {
+pub trait Components<Cx: ContextDecl>: sealed::SealedComponents<Cx> {
     /// The components, as a bitset.
     fn bits() -> Cx::Bits;
 }
@@ -35,25 +39,71 @@ impl<Cx: ContextDecl> Components<Cx> for () {
 ///
 /// A tuple that names a component twice fails to compile when it is spawned
 /// (a constant evaluation error says so).
-pub trait Bundle<Cx: ContextDecl>: Components<Cx> + Sized {
-    /// Whether the bundle names each component once.
-    #[doc(hidden)]
-    const DISTINCT: bool;
+///
+/// Sealed: only these tuples implement it. `spawn` trusts a bundle to
+/// store a value of every component its bits report, for the new entity
+/// only; an implementation outside this crate could break that from safe
+/// code (see `SAFETY.md`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle of components of `{Cx}`",
+    note = "give the values as a tuple of distinct components: `(value,)` for one, `(a, b)` for several"
+)]
+pub trait Bundle<Cx: ContextDecl>: Components<Cx> + sealed::SealedBundle<Cx> {}
 
-    /// Stores every value of the bundle for `id`, without recording them in
-    /// the id's bitset (the caller does, once they are all stored).
-    #[doc(hidden)]
-    fn store(self, storages: &mut Cx::Storages, id: EntityId);
+/// The private supertraits that seal [`Components`] and [`Bundle`], and the
+/// part of a bundle that only this crate may call: the traits are public
+/// (they appear in public bounds) but live in a module no other crate can
+/// name, so no other crate can implement them, nor call their methods.
+mod sealed {
+    use crate::decl::ContextDecl;
+    use crate::entity::EntityId;
+    use core::ops::Range;
 
-    /// Stores the values of up to `ids.len()` bundles of `bundles` for the
-    /// fresh ids `ids`, in order, without recording them in bitsets; returns
-    /// how many bundles it stored (fewer when `bundles` ends early).
-    #[doc(hidden)]
-    fn store_fresh(storages: &mut Cx::Storages, ids: Range<usize>, bundles: impl Iterator<Item = Self>) -> usize;
+    /// Implemented by `()` and by the tuples of one to twelve components.
+    #[diagnostic::on_unimplemented(
+        message = "`ecs::Components` is sealed: `{Self}` cannot implement it",
+        note = "component sets are tuples of the context's components, `(A,)`, `(A, B)`, ... or `()`, which implement it already"
+    )]
+    pub trait SealedComponents<Cx: ContextDecl> {}
+
+    /// Implemented by the tuples of one to twelve components.
+    ///
+    /// Contract (upheld by the only implementations, in this file): `store`
+    /// and `store_fresh` store a value of every component of
+    /// `Components::bits` for each id they report as stored, and touch no
+    /// other id's values; `DISTINCT` is whether the tuple names each
+    /// component once.
+    #[diagnostic::on_unimplemented(
+        message = "`ecs::Bundle` is sealed: `{Self}` cannot implement it",
+        note = "bundles are tuples of distinct components of the context, `(a,)`, `(a, b)`, ..., which implement it already: spawn a tuple"
+    )]
+    pub trait SealedBundle<Cx: ContextDecl>: Sized {
+        /// Whether the bundle names each component once.
+        const DISTINCT: bool;
+
+        /// Stores every value of the bundle for `id`, without recording them
+        /// in the id's bitset (the caller does, once they are all stored).
+        fn store(self, storages: &mut Cx::Storages, id: EntityId);
+
+        /// Stores the values of up to `ids.len()` bundles of `bundles` for
+        /// the fresh ids `ids`, in order, without recording them in bitsets;
+        /// returns how many bundles it stored (fewer when `bundles` ends
+        /// early).
+        fn store_fresh(storages: &mut Cx::Storages, ids: Range<usize>, bundles: impl Iterator<Item = Self>) -> usize;
+    }
 }
+
+use sealed::SealedBundle;
+
+impl<Cx: ContextDecl> sealed::SealedComponents<Cx> for () {}
 
 /// The compile-time error of a bundle that names a component twice.
 const DUPLICATE: &str = "a bundle names the same component twice; give each component once";
+
+/// The debug-build message of a storage that did not store a value it was
+/// given (a broken `Column` contract).
+const UNSTORED: &str =
+    "a storage holds no value for an id it was just given one: its `Column` implementation breaks the trait's contract";
 
 /// Whether no index appears twice.
 const fn distinct(indices: &[usize]) -> bool {
@@ -120,6 +170,8 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
 
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> sealed::SealedComponents<Cx> for ($($C,)+) {}
+
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> Components<Cx> for ($($C,)+) {
             #[inline]
             fn bits() -> Cx::Bits {
@@ -129,7 +181,9 @@ macro_rules! bundle {
             }
         }
 
-        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {}
+
+        impl<Cx: ContextDecl, $($C: Component<Cx>),+> SealedBundle<Cx> for ($($C,)+) {
             const DISTINCT: bool = distinct(&[$($C::INDEX),+]);
 
             #[inline]
@@ -138,6 +192,10 @@ macro_rules! bundle {
                 // here (built-in ones only fail to allocate, which aborts);
                 // a value it left would be replaced or dropped later.
                 $($C::column_mut(storages).insert_new(id, self.$i);)+
+                // The caller records these components next, and systems
+                // then read them unchecked: a storage that broke the
+                // `Column` contract shows up here in debug builds.
+                $(debug_assert!($C::column(storages).contains(id), "{}", UNSTORED);)+
             }
 
             #[inline]
@@ -181,6 +239,12 @@ macro_rules! bundle {
                         unsafe { $C::column_mut(storages).fill(ids.start..ids.start + stored) };
                     }
                 )+
+                // As in `store`: the caller records these components next.
+                $(debug_assert!(
+                    (ids.start..ids.start + stored).all(|i| $C::column(storages).contains(EntityId(i as u32))),
+                    "{}",
+                    UNSTORED
+                );)+
                 stored
             }
         }

@@ -41,19 +41,63 @@ use core::ptr::NonNull;
 /// Access to the values of one component, by entity id.
 ///
 /// # Safety
-/// Implementors promise, for every id:
-/// - `contains`, `get`, `get_mut` and `get_ptr` agree on whether the id has a
-///   value;
-/// - the pointer from `get_ptr` (or `get_ptr_unchecked`) is valid for reads and
-///   writes of the id's value until the next call of a `&mut self` method or
-///   the column is dropped, and writing through it while the column is only
-///   shared-borrowed is allowed (the value lives in an `UnsafeCell` or is
-///   zero-sized);
-/// - values of distinct ids never overlap in memory;
-/// - `&self` methods never create a reference to the value of an id other
-///   than the one asked for, and may run on several threads at once;
-/// - when [`LINEAR`](Self::LINEAR) is true, the values of consecutive ids
-///   are consecutive `Item`s in memory (see there).
+/// The context records in each entity's bitset which components it holds,
+/// and systems then read and write those values through [`fetch`](Self::fetch),
+/// [`get_ptr_unchecked`](Self::get_ptr_unchecked) and raw pointers without
+/// checking that they exist. A column must therefore keep, for every id,
+/// exactly the value its methods said they stored, and implementors
+/// promise all of the following (`SAFETY.md` of `ecs-core` says who relies
+/// on what).
+///
+/// *Holding values.* At any time each id holds one value or none.
+/// - [`insert`](Self::insert)`(id, v)` and [`insert_new`](Self::insert_new)
+///   leave `id` holding `v` (a value `id` held before is returned by
+///   `insert`, and dropped or leaked by `insert_new`);
+/// - [`fill`](Self::fill)`(ids)` leaves every id of `ids` holding the value
+///   written through the pointer of [`prepare_fill`](Self::prepare_fill);
+///   `prepare_fill(ids)`, when it returns `Some`, leaves the ids of `ids`
+///   holding no value (one held before is dropped or leaked), and a value
+///   written through its pointer is held only once `fill` records it;
+/// - [`remove`](Self::remove)`(id)` leaves `id` holding none and returns the
+///   value it held; [`remove_range`](Self::remove_range)`(ids)` leaves every
+///   id of `ids` holding none, each value it held dropped;
+/// - [`relocate`](Self::relocate)`(from, to)`, when `from` holds a value,
+///   leaves `to` holding that value and `from` holding none; otherwise it
+///   changes nothing;
+/// - no method changes what an id holds except as listed above for the ids
+///   the call names: the values of all other ids stay where they are,
+///   untouched (a `&mut self` method may move the buffer they live in, see
+///   the pointers below), and `&self` methods change nothing;
+/// - a value an id holds is initialised and valid for `Item` (never read
+///   after it was moved out or dropped), and each held value is dropped at
+///   most once (returned, dropped by the column, or leaked).
+///
+/// *Observing values.* [`contains`](Self::contains)`(id)` is whether `id`
+/// holds a value, and [`get`](Self::get), [`get_mut`](Self::get_mut) and
+/// [`get_ptr`](Self::get_ptr) return `Some` exactly then, each leading to
+/// the value held (`get_ptr_unchecked` and `fetch` too, when overridden or
+/// implemented).
+///
+/// *Pointers.* The pointer from `get_ptr`, `get_ptr_unchecked` or `fetch`
+/// points to the value `id` holds, is valid for reads and writes of it
+/// until the next call of a `&mut self` method or the column is dropped,
+/// and writing through it while the column is only shared-borrowed is
+/// allowed (the value lives in an `UnsafeCell` or is zero-sized). Values of
+/// distinct ids never overlap in memory. `&self` methods never create a
+/// reference to the value of an id other than the one asked for, and may run
+/// on several threads at once. When [`LINEAR`](Self::LINEAR) is true, the
+/// values of consecutive ids are consecutive `Item`s in memory (see there).
+///
+/// *Unwinding.* A method that panics leaves every id the call does not name
+/// as it was, and each id it names either as it was before the call or as
+/// the call would have left it (the context reads nothing it has not
+/// recorded, so either is sound, at worst a value is leaked); a panic in
+/// `relocate` aborts the process.
+///
+/// The context keeps its side: it records a component in an entity's bitset
+/// only once the call that stores the value has returned, and clears the
+/// record before it removes the value. The built-in storages honour this
+/// contract, each for the reason stated at its `unsafe impl`.
 pub unsafe trait Column: Send + Sync {
     /// The component type stored.
     type Item: Send + Sync + 'static;

@@ -115,7 +115,9 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
 
         #(#system_impls)*
 
-        impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A> for #context
+        // SAFETY: each arm runs its own system through `run_system`, and
+        // `cx` serves nothing else.
+        unsafe impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A> for #context
         where
             #(#tys: ::ecs::__private::System<#context, __A>,)*
         {

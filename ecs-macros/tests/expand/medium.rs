@@ -1092,8 +1092,9 @@ impl ::ecs::__private::Relations<Stress> for S7 {
     type Offset = ((((((((),),),),),),),);
     type Related = (((), ((), ((), (bool, ((), ((), ((), (bool, ())))))))), ());
 }
-impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
-for Stress
+unsafe impl<
+    __A: ?::core::marker::Sized + ::core::marker::Sync,
+> ::ecs::__private::Dispatch<__A> for Stress
 where
     S0: ::ecs::__private::System<Stress, __A>,
     S1: ::ecs::__private::System<Stress, __A>,

@@ -358,8 +358,9 @@ impl ::ecs::__private::Relations<World> for Age {
     type Offset = ((),);
     type Related = (((), (bool, ())), ());
 }
-impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A>
-for World
+unsafe impl<
+    __A: ?::core::marker::Sized + ::core::marker::Sync,
+> ::ecs::__private::Dispatch<__A> for World
 where
     Move: ::ecs::__private::System<World, __A>,
     Age: ::ecs::__private::System<World, __A>,
