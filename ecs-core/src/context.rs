@@ -58,8 +58,7 @@ pub struct Context<Cx: ContextDecl> {
 impl<Cx: ContextDecl> Context<Cx> {
     /// A context with no entities, whose systems hold `states`.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: see [`with_threads`](Self::with_threads).
     pub fn new(states: Cx::States) -> Self {
         Self::with_threads(states, Cx::SETTINGS.threads)
     }
@@ -70,17 +69,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// `threads - 1` workers that help when there is work for them. With one
     /// thread, no worker is started.
     ///
+    /// The workers start the first time a step has work to hand them (two
+    /// systems ready at once, or a system split in subtasks), not here: a
+    /// context that never runs systems in parallel starts no thread.
+    ///
     /// # Panics
-    /// When the worker threads cannot be started.
+    /// Never for the workers' sake: when they cannot be started, the step
+    /// that first needs them runs its systems on the calling thread alone,
+    /// then panics (from `run_all`, `run_from` or `run_adapted`); a later
+    /// step tries again.
     pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
         let threads = threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
-        let team = (threads > 1).then(|| {
-            Team::new(threads, Cx::NAME)
-                .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
-        });
+        let team = (threads > 1).then(|| Team::new(threads, Cx::NAME));
         // Without systems, nothing needs matching.
         let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
         Self {
@@ -332,6 +335,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
+        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
+            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
+        }
     }
 
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
