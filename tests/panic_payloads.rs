@@ -76,15 +76,20 @@ impl Drop for Grenade {
 }
 
 /// The payload that reached the caller: a grenade, which goes off when the
-/// caller drops it (that panic is the caller's, caught here).
+/// caller drops it (that panic is the caller's, caught here, and so is the
+/// next one if it throws a grenade).
 fn defuse(payload: Box<dyn Any + Send>) {
     let grenade = match payload.downcast::<Grenade>() {
         Ok(grenade) => grenade,
         Err(other) => panic!("the caller got another payload: {:?}", other.downcast_ref::<&str>()),
     };
-    assert_eq!(grenade.on_drop, OnDrop::Panic);
+    let on_drop = grenade.on_drop;
     let went_off = catch_unwind(AssertUnwindSafe(|| drop(grenade))).unwrap_err();
-    assert_eq!(went_off.downcast_ref::<&str>(), Some(&"a grenade went off"));
+    match on_drop {
+        OnDrop::Panic => assert_eq!(went_off.downcast_ref::<&str>(), Some(&"a grenade went off")),
+        OnDrop::Throw => defuse(went_off),
+        OnDrop::Nothing => unreachable!("a payload that does not go off"),
+    }
 }
 
 /// Runs `case` on another thread; fails if it takes longer than a minute
@@ -116,11 +121,11 @@ pub struct Mine(pub Grenade);
 pub struct Shell(pub Option<Grenade>);
 
 /// Split in four subtasks (32 entities, 8 each); panics in the listed
-/// subtasks with a grenade payload.
-#[derive(Default)]
+/// subtasks with a grenade payload that goes off as `payload` says.
 pub struct Split {
     pub ledger: Ledger,
     pub panic_in: Vec<usize>,
+    pub payload: OnDrop,
 }
 /// Unsplit, independent of `Split` and of each other: panic with a grenade
 /// payload when told.
@@ -164,6 +169,12 @@ pub enum Defer {
     /// A deferred function whose captured grenade throws a grenade payload
     /// when the call consumes it.
     Capture,
+    /// A kill and a deferred function holding a harmless grenade, then a
+    /// panic with a grenade payload.
+    ThenPanic,
+    /// A deferred function holding a grenade that goes off, then a panic:
+    /// the grenade goes off while the panic unwinds.
+    ArmedThenPanic,
 }
 
 macro_rules! payload_context {
@@ -190,7 +201,7 @@ macro_rules! payload_context {
                 fn process(&self, data: &mut Data<'_, Pay, Self>, _: &()) {
                     data.for_each::<&mut A>(|a| a.0 += 1);
                     if self.panic_in.contains(&data.subtask_index()) {
-                        panic_any(self.ledger.grenade(OnDrop::Panic));
+                        panic_any(self.ledger.grenade(self.payload));
                     }
                 }
             }
@@ -243,6 +254,19 @@ macro_rules! payload_context {
                                 let _consumed = grenade;
                             });
                         }
+                        Defer::ThenPanic | Defer::ArmedThenPanic => {
+                            let on_drop = if self.mode == Defer::ThenPanic {
+                                OnDrop::Nothing
+                            } else {
+                                OnDrop::Panic
+                            };
+                            let held = self.ledger.grenade(on_drop);
+                            data.defer(move |_| {
+                                ran.fetch_add(1, SeqCst);
+                                drop(held);
+                            });
+                            panic_any(self.ledger.grenade(OnDrop::Panic));
+                        }
                     }
                 }
             }
@@ -257,6 +281,7 @@ macro_rules! payload_context {
                     split: Split {
                         ledger: ledger.clone(),
                         panic_in: Vec::new(),
+                        payload: OnDrop::Panic,
                     },
                     left: Left {
                         ledger: ledger.clone(),
@@ -431,12 +456,14 @@ on_threads!(one_subtask);
 
 fn every_subtask<const T: usize>() {
     // Four payloads on two threads: the first reaches the caller, the team
-    // drops the others (each panics in its `drop`) where that cannot escape.
+    // drops the others where their panics cannot escape (each throws a
+    // grenade, which goes off in turn).
     with_world!(T, |ctx, es, ledger, m| {
         ctx.system_mut::<Split>().panic_in = vec![0, 1, 2, 3];
+        ctx.system_mut::<Split>().payload = OnDrop::Throw;
         m::step_panics(&mut ctx);
         if T == 2 {
-            assert_eq!(ledger.made(), 16 + 4, "every subtask ran and panicked");
+            assert_eq!(ledger.made(), 16 + 4 + 4, "every subtask ran and panicked");
         }
         // The context is not left half-run: the next steps run while the
         // subtasks that panicked are still being dropped nowhere.
@@ -503,6 +530,28 @@ fn deferred_function<const T: usize>() {
 }
 on_threads!(deferred_function);
 
+fn deferred_after_a_panicking_run<const T: usize>() {
+    // The kills and deferred functions of a run that panicked are dropped
+    // (their captures once each, as the panic unwinds).
+    with_world!(T, |ctx, es, ledger, m| {
+        let victim = ctx.id_of(es[5]).unwrap();
+        ctx.system_mut::<Deferrer>().mode = Defer::ThenPanic;
+        ctx.system_mut::<Deferrer>().kill = Some(victim);
+        m::step_panics(&mut ctx);
+        ctx.system_mut::<Deferrer>().mode = Defer::Nothing;
+        ctx.system_mut::<Deferrer>().kill = None;
+        ctx.step(|_| {});
+        assert!(ctx.is_alive(es[5]), "the kill of a panicking run is dropped");
+        assert_eq!(
+            ctx.system::<Deferrer>().ran.load(SeqCst),
+            0,
+            "so are its deferred functions"
+        );
+        assert_eq!(ledger.dropped(), ledger.made() - 16, "and what they hold");
+    });
+}
+on_threads!(deferred_after_a_panicking_run);
+
 fn deferred_capture<const T: usize>() {
     // A capture whose drop throws a grenade payload when the deferred
     // function consumes it: a panic of that function.
@@ -567,3 +616,166 @@ fn state_dropped_with_the_context<const T: usize>() {
     ledger.check_balanced();
 }
 on_threads!(state_dropped_with_the_context);
+
+/// The environment variable that makes the abort case's child do its work.
+const CHILD: &str = "ECS_PANIC_PAYLOADS_CHILD";
+
+/// The child of `a_drop_panicking_while_a_panic_unwinds_aborts`.
+#[test]
+#[ignore = "run by a_drop_panicking_while_a_panic_unwinds_aborts, in a child process"]
+fn child_drops_a_grenade_while_a_system_panic_unwinds() {
+    let Some(threads) = std::env::var_os(CHILD) else {
+        return;
+    };
+    let threads = threads.to_str().unwrap().parse().unwrap();
+    let ledger = Ledger::default();
+    let (mut ctx, _) = two_threads::world(&ledger, threads);
+    ctx.system_mut::<Deferrer>().mode = Defer::ArmedThenPanic;
+    let _ = catch_unwind(AssertUnwindSafe(|| ctx.step(|p| p.run_all(&()))));
+    unreachable!("the process aborted");
+}
+
+/// The one abort: a value's own `drop` panicking while another panic
+/// unwinds, as anywhere in Rust. Here a system records a deferred function
+/// holding a grenade, then panics: the deferred function is dropped as the
+/// panic unwinds, and the grenade goes off.
+#[test]
+fn a_drop_panicking_while_a_panic_unwinds_aborts() {
+    for threads in ["1", "2"] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_drops_a_grenade_while_a_system_panic_unwinds",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env(CHILD, threads)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "the child went on: {stderr}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(out.status.signal(), Some(6), "SIGABRT: {stderr}");
+        }
+        assert!(stderr.contains("panic in a destructor during cleanup"), "{stderr}");
+    }
+}
+
+/// Where `Edges` panics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Edge {
+    #[default]
+    Nowhere,
+    Before,
+    After,
+    /// In `Fuse::default`, which subtasks call as they take their output.
+    OutputDefault,
+}
+
+/// Whether `Fuse::default` panics (only `Edges` of the `Edgy` context,
+/// used by one test, makes fuses).
+static FUSE_LEDGER: std::sync::Mutex<Option<Ledger>> = std::sync::Mutex::new(None);
+
+/// An output whose `Default` panics with a grenade payload when armed.
+pub struct Fuse;
+
+impl Default for Fuse {
+    fn default() -> Self {
+        let armed = FUSE_LEDGER.lock().unwrap().clone();
+        if let Some(ledger) = armed {
+            panic_any(ledger.grenade(OnDrop::Panic));
+        }
+        Fuse
+    }
+}
+
+#[derive(Default)]
+pub struct Edges {
+    pub ledger: Ledger,
+    pub edge: Edge,
+}
+
+ecs::declare_context! {
+    pub context Edgy {
+        settings { entities: fixed(8), inner_parallelism: allow, threads: 2 }
+        components { A: contiguous; }
+        systems { edges: Edges { write: [A], output: Fuse, parallelism: split_every(2) } }
+    }
+}
+
+impl System<Edgy> for Edges {
+    fn before(&mut self, _: &()) {
+        if self.edge == Edge::Before {
+            panic_any(self.ledger.grenade(OnDrop::Panic));
+        }
+    }
+
+    fn process(&self, data: &mut Data<'_, Edgy, Self>, _: &()) {
+        data.for_each::<&mut A>(|a| a.0 += 1);
+    }
+
+    fn after(&mut self, outputs: &mut [Fuse], _: &()) {
+        assert_eq!(outputs.len(), 4);
+        if self.edge == Edge::After {
+            panic_any(self.ledger.grenade(OnDrop::Panic));
+        }
+    }
+}
+
+#[test]
+fn before_after_and_output_default() {
+    // One test: the fuses' switch is global.
+    for threads in [1, 2] {
+        for edge in [Edge::Before, Edge::After, Edge::OutputDefault] {
+            watchdog(move || {
+                let ledger = Ledger::default();
+                let mut ctx = Edgy::with_threads(
+                    EdgySystems {
+                        edges: Edges {
+                            ledger: ledger.clone(),
+                            edge: Edge::Nowhere,
+                        },
+                    },
+                    Some(threads),
+                );
+                let es = ctx.step(|p| (0..8).map(|i| p.spawn((A(i),)).unwrap()).collect::<Vec<_>>());
+                ctx.step(|p| p.run_all(&()));
+                ctx.system_mut::<Edges>().edge = edge;
+                if edge == Edge::OutputDefault {
+                    *FUSE_LEDGER.lock().unwrap() = Some(ledger.clone());
+                }
+                let payload = catch_unwind(AssertUnwindSafe(|| ctx.step(|p| p.run_all(&()))));
+                *FUSE_LEDGER.lock().unwrap() = None;
+                defuse(payload.unwrap_err());
+                ctx.system_mut::<Edges>().edge = Edge::Nowhere;
+                let before: Vec<u64> = ctx.step(|p| es.iter().map(|&e| p.get::<A>(e).unwrap().0).collect());
+                ctx.step(|p| p.run_all(&()));
+                ctx.step(|p| {
+                    for (&e, b) in es.iter().zip(before) {
+                        assert_eq!(p.get::<A>(e).unwrap().0, b + 1, "{edge:?} on {threads} threads");
+                    }
+                    for &e in &es {
+                        p.kill(e);
+                    }
+                });
+                ctx.step(|p| {
+                    for i in 0..8 {
+                        p.spawn((A(i),)).expect("no slot lost");
+                    }
+                });
+                drop(ctx);
+                ledger.check_balanced();
+                assert_eq!(
+                    ledger.made(),
+                    if threads == 2 && edge == Edge::OutputDefault {
+                        4
+                    } else {
+                        1
+                    }
+                );
+            });
+        }
+    }
+}

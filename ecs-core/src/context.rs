@@ -34,18 +34,37 @@ use crate::system::{Pending, System};
 /// that its handlers see exactly the subscriptions its own changes cause.
 ///
 /// # Panics and the state after one
-/// A panic in the step closure, a system, a subtask, a deferred function,
-/// an event handler or a component's `drop` reaches the caller of `step`
-/// (systems running beside a panicking one finish first; nothing
-/// deadlocks). The context stays usable and consistent: every change made
-/// before the panic stands, every entity is matched to exactly the systems
-/// it should be before systems run again, and deferred functions or kills
-/// recorded but not yet applied are applied by the next refresh, except
-/// those of the system whose run or deferred function panicked, which are
-/// dropped. A `drop` that panics while killed entities are reclaimed stops
+/// A panic in the step closure, in a system (`before`, a subtask, `after`,
+/// `reset_output`, its output's `Default` or `drop`), in a deferred function
+/// (the `drop` of what it captured included, when the call consumes it), in
+/// an event handler or in a component's `drop` reaches the caller of `step`
+/// as a panic, with its payload. Systems running beside a panicking one
+/// finish first, systems that depend on it do not run, and nothing
+/// deadlocks, whatever the thread count. When several panic in one step
+/// (systems, subtasks, or `drop`s while killed entities are reclaimed), one
+/// payload reaches the caller and the context drops the others itself,
+/// where a panic of their own `drop` cannot escape: it is caught, and its
+/// payload dropped the same way. A payload whose `drop` panics therefore
+/// harms nothing, and the one that reaches the caller is the caller's to
+/// drop.
+///
+/// The context stays usable and consistent: every change made before the
+/// panic stands, every entity is matched to exactly the systems it should be
+/// before systems run again, and no entity is lost (a fixed context still
+/// fills to its limit). Kills and deferred functions recorded but not yet
+/// applied are applied by the next refresh, except that a system whose run
+/// panicked loses those of that run, and a system whose deferred function
+/// panicked loses its deferred functions after that one (its kills still
+/// apply). A `drop` that panics while killed entities are reclaimed stops
 /// nothing: every killed entity is reclaimed and every other value dropped,
 /// then the first such panic reaches the caller, without the events of that
 /// refresh.
+///
+/// Every value is dropped exactly once. The process aborts only where Rust
+/// itself aborts: when a value's own `drop` panics while another panic
+/// unwinds. The values a panic drops on its way are the ones to watch: the
+/// kills and deferred functions (with what they captured) of a system whose
+/// run panicked, and the deferred functions after a panicking one.
 pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,
