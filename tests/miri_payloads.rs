@@ -131,8 +131,11 @@ macro_rules! miri_context {
                 };
                 let mut ctx = Ctx::with_systems(systems);
                 let es = ctx.step(|p| (0..6).map(|i| p.spawn((A(i),)).unwrap()).collect::<Vec<_>>());
-                // Three subtasks and two systems panic, twice.
-                for _ in 0..2 {
+                // Three subtasks, then two systems, then all of them panic.
+                for (split, unsplit) in [(true, false), (false, true), (true, true)] {
+                    ctx.system_mut::<Split>().armed = split;
+                    ctx.system_mut::<Left>().armed = unsplit;
+                    ctx.system_mut::<Right>().armed = unsplit;
                     defuse(catch_unwind(AssertUnwindSafe(|| ctx.step(|p| p.run_all(&())))).unwrap_err());
                 }
                 ctx.system_mut::<Split>().armed = false;
