@@ -34,18 +34,37 @@ use crate::system::{Pending, System};
 /// that its handlers see exactly the subscriptions its own changes cause.
 ///
 /// # Panics and the state after one
-/// A panic in the step closure, a system, a subtask, a deferred function,
-/// an event handler or a component's `drop` reaches the caller of `step`
-/// (systems running beside a panicking one finish first; nothing
-/// deadlocks). The context stays usable and consistent: every change made
-/// before the panic stands, every entity is matched to exactly the systems
-/// it should be before systems run again, and deferred functions or kills
-/// recorded but not yet applied are applied by the next refresh, except
-/// those of the system whose run or deferred function panicked, which are
-/// dropped. A `drop` that panics while killed entities are reclaimed stops
+/// A panic in the step closure, in a system (`before`, a subtask, `after`,
+/// `reset_output`, its output's `Default` or `drop`), in a deferred function
+/// (the `drop` of what it captured included, when the call consumes it), in
+/// an event handler or in a component's `drop` reaches the caller of `step`
+/// as a panic, with its payload. Systems running beside a panicking one
+/// finish first, systems that depend on it do not run, and nothing
+/// deadlocks, whatever the thread count. When several panic in one step
+/// (systems, subtasks, or `drop`s while killed entities are reclaimed), one
+/// payload reaches the caller and the context drops the others itself,
+/// where a panic of their own `drop` cannot escape: it is caught, and its
+/// payload dropped the same way. A payload whose `drop` panics therefore
+/// harms nothing, and the one that reaches the caller is the caller's to
+/// drop.
+///
+/// The context stays usable and consistent: every change made before the
+/// panic stands, every entity is matched to exactly the systems it should be
+/// before systems run again, and no entity is lost (a fixed context still
+/// fills to its limit). Kills and deferred functions recorded but not yet
+/// applied are applied by the next refresh, except that a system whose run
+/// panicked loses those of that run, and a system whose deferred function
+/// panicked loses its deferred functions after that one (its kills still
+/// apply). A `drop` that panics while killed entities are reclaimed stops
 /// nothing: every killed entity is reclaimed and every other value dropped,
 /// then the first such panic reaches the caller, without the events of that
 /// refresh.
+///
+/// Every value is dropped exactly once. The process aborts only where Rust
+/// itself aborts: when a value's own `drop` panics while another panic
+/// unwinds. The values a panic drops on its way are the ones to watch: the
+/// kills and deferred functions (with what they captured) of a system whose
+/// run panicked, and the deferred functions after a panicking one.
 pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,
@@ -58,8 +77,7 @@ pub struct Context<Cx: ContextDecl> {
 impl<Cx: ContextDecl> Context<Cx> {
     /// A context with no entities, whose systems hold `states`.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: see [`with_threads`](Self::with_threads).
     pub fn new(states: Cx::States) -> Self {
         Self::with_threads(states, Cx::SETTINGS.threads)
     }
@@ -71,17 +89,19 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// thread, no worker is started. A count above 1024 is capped at 1024
     /// (the declaration's `threads` setting rejects one).
     ///
+    /// The workers start the first time a step has work to hand them (two
+    /// systems ready at once, or a system split in subtasks), not here: a
+    /// context that never runs systems in parallel starts no thread.
+    ///
     /// # Panics
-    /// When the worker threads cannot be started.
+    /// Never for the workers' sake: when they cannot be started, the step
+    /// that first needs them runs its systems on the calling thread alone,
+    /// then panics (from `run_all`, `run_from` or `run_adapted`); a later
+    /// step tries again.
     pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
-        let threads = threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .clamp(1, 1024);
-        let team = (threads > 1).then(|| {
-            Team::new(threads, Cx::NAME)
-                .unwrap_or_else(|e| panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME))
-        });
+        let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);
+        let team = (threads > 1).then(|| Team::new(threads, Cx::NAME));
         // Without systems, nothing needs matching.
         let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
         Self {
@@ -333,6 +353,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
+        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
+            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
+        }
     }
 
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
@@ -536,6 +559,14 @@ impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
             pending.clear();
         }
     }
+}
+
+/// The cores this process may use, asked once: `available_parallelism`
+/// reads the cgroup quota files on Linux, which took longer (~35 µs) than
+/// creating a context and filling it with 10 000 entities.
+fn available_parallelism() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Aborts the process if dropped, which only unwinding does (the owner

@@ -5,7 +5,7 @@ use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::ContextDecl;
 use crate::events::Event;
-use crate::schedule::Payload;
+use crate::schedule::{discard, keep_first, Payload};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 impl<Cx: ContextDecl> Context<Cx> {
@@ -15,8 +15,9 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// A value whose `drop` panics stops nothing: the rest of the entity's
     /// values and the rest of the dying entities are reclaimed all the same,
     /// and the first panic is returned for the caller to resume once the
-    /// refresh has put the context in order. (Only a panic's payload itself
-    /// panicking on drop would escape from here.)
+    /// refresh has put the context in order. The payloads of the others are
+    /// dropped where their own panics cannot escape ([`discard`]): nothing
+    /// unwinds out of here before the dying buffer is restored.
     pub(crate) fn reclaim_dying(&mut self, fired: &mut Vec<Event>, collect: bool) -> Option<Payload> {
         let dying = self.entities.take_dying();
         let mut done = 0;
@@ -37,7 +38,9 @@ impl<Cx: ContextDecl> Context<Cx> {
             }));
             if let Err(payload) = interrupted {
                 // Each panic consumed a value, so this loop ends.
-                first_panic.get_or_insert(payload);
+                if let Some(unkept) = keep_first(&mut first_panic, payload) {
+                    discard(unkept);
+                }
             }
         }
         self.entities.restore_dying_buffer(dying);

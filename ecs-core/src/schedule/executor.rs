@@ -8,7 +8,7 @@
 //! can deadlock — unlike ECST's blocking waits.
 
 use super::counters::Counters;
-use super::team::{Payload, Shared, Team, Work};
+use super::team::{discard, keep_first, Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
@@ -150,6 +150,15 @@ impl<'a> Graph<'a> {
     /// Runs system `i` and queues the dependents it makes ready but the
     /// first, which it returns with how many systems `i`'s run finished
     /// (1, plus the descendants a panic dooms).
+    ///
+    /// Never unwinds, so that `run_chain` always reaches its decrement of
+    /// `unfinished` (which a guard could not do for it: how many systems a
+    /// link finished, and which dependents it made ready, is known only
+    /// once the link has run): the system runs inside `catch_unwind`, a
+    /// payload not kept is [`discard`]ed, and the rest is this module's
+    /// code, which only allocates (failure aborts). Were it to unwind
+    /// anyway, `EndStep` (on the caller's thread) or rayon (on a helper's)
+    /// aborts the process before a queued system could outlive the graph.
     fn run_link(&self, i: usize) -> (usize, Option<usize>) {
         let mut finished = 1;
         let mut next = None;
@@ -165,9 +174,18 @@ impl<'a> Graph<'a> {
                 }
             }
             Err(payload) => {
-                let mut panics = self.panics.lock();
-                panics.first.get_or_insert(payload);
-                finished += self.doom_descendants(i, &mut panics.doomed);
+                let unkept = {
+                    let mut panics = self.panics.lock();
+                    finished += self.doom_descendants(i, &mut panics.doomed);
+                    keep_first(&mut panics.first, payload)
+                };
+                // The step re-raises the first panic; a later one's payload
+                // is dropped where its own panic cannot escape: unwinding
+                // from here would skip `run_chain`'s decrement of
+                // `unfinished`, which the caller waits for.
+                if let Some(payload) = unkept {
+                    discard(payload);
+                }
             }
         }
         (finished, next)

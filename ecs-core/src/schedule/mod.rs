@@ -11,4 +11,4 @@ pub use adapters::Adapters;
 pub(crate) use executor::execute;
 pub(crate) use parallelism::subtask_range;
 pub use parallelism::Parallelism;
-pub(crate) use team::{Payload, Team};
+pub(crate) use team::{discard, keep_first, Payload, Team};

@@ -20,17 +20,56 @@ use core::any::Any;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A panic's payload, carried to the thread that re-raises it.
 pub(crate) type Payload = Box<dyn Any + Send>;
+
+/// Keeps the first of several panics' payloads: `first` gets `payload` if
+/// it holds none; returns the payload it does not keep, for the caller to
+/// [`discard`] (once it holds no lock: a payload's `drop` is user code).
+#[must_use = "a payload not kept goes to `discard`"]
+pub(crate) fn keep_first(first: &mut Option<Payload>, payload: Payload) -> Option<Payload> {
+    match first {
+        None => {
+            *first = Some(payload);
+            None
+        }
+        Some(_) => Some(payload),
+    }
+}
+
+/// Drops a panic's payload that will not be re-raised, where a panic of its
+/// `drop` cannot escape: into code that trusts a count to be decremented
+/// after it, say (a payload is any value a user passed to `panic_any`).
+///
+/// Such a panic is caught, and its own payload dropped the same way, until
+/// one drops quietly: every payload is dropped exactly once and nothing
+/// unwinds out of here. (std's `Packet::drop` aborts in that case and
+/// `lang_start` leaks the second payload; a value's `drop` is user code
+/// like any other, so a step reports it instead, by its first panic.)
+pub(crate) fn discard(payload: Payload) {
+    let mut next = payload;
+    // Ends when a payload drops without panicking: each round drops one
+    // payload a user's `drop` made.
+    while let Err(thrown) = panic::catch_unwind(AssertUnwindSafe(move || drop(next))) {
+        next = thrown;
+    }
+}
 
 /// The caller of a step and its helpers.
 pub(crate) struct Team {
     shared: Arc<Shared>,
     /// Where helpers come from: `helpers` workers, asked one at a time.
-    pool: rayon::ThreadPool,
+    /// Built the first time a step queues work (a context that never has
+    /// work for helpers starts no thread); holds the error if that failed.
+    pool: OnceLock<Result<rayon::ThreadPool, rayon::ThreadPoolBuildError>>,
     helpers: usize,
+    name: &'static str,
+    /// Unit tests: building the pool fails, as when the system refuses
+    /// threads.
+    #[cfg(test)]
+    refuse_threads: bool,
 }
 
 /// What the caller and the helpers share; helpers hold it by `Arc`, so it
@@ -89,14 +128,11 @@ impl Work {
 }
 
 impl Team {
-    /// A team of `threads` threads: the caller and `threads - 1` helpers.
-    pub(crate) fn new(threads: usize, name: &'static str) -> Result<Self, rayon::ThreadPoolBuildError> {
-        let helpers = threads.saturating_sub(1).max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(helpers)
-            .thread_name(move |i| format!("{name}-worker-{i}"))
-            .build()?;
-        Ok(Self {
+    /// A team of `threads` threads: the caller and `threads - 1` helpers,
+    /// named `{name}-worker-{i}`. Starts no thread: the helpers' pool starts
+    /// the first time work is queued.
+    pub(crate) fn new(threads: usize, name: &'static str) -> Self {
+        Self {
             shared: Arc::new(Shared {
                 bell: Doorbell::new(State {
                     queue: Vec::new(),
@@ -105,9 +141,45 @@ impl Team {
                 queued: AtomicUsize::new(0),
                 in_step: AtomicBool::new(false),
             }),
-            pool,
-            helpers,
-        })
+            pool: OnceLock::new(),
+            helpers: threads.saturating_sub(1).max(1),
+            name,
+            #[cfg(test)]
+            refuse_threads: false,
+        }
+    }
+
+    /// The helpers' pool, built on first use; `None` if it could not be.
+    ///
+    /// Helpers exist only once the pool does, so the first call comes from
+    /// the caller of a step; the `OnceLock` keeps it sound from any thread.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        let name = self.name;
+        self.pool
+            .get_or_init(|| {
+                let builder = rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.helpers)
+                    .thread_name(move |i| format!("{name}-worker-{i}"));
+                #[cfg(test)]
+                if self.refuse_threads {
+                    return builder
+                        .spawn_handler(|_| Err(std::io::Error::other("no threads in this test")))
+                        .build();
+                }
+                builder.build()
+            })
+            .as_ref()
+            .ok()
+    }
+
+    /// The error that kept the helpers' pool from starting, if it failed
+    /// since the last call: the pool is tried again the next time work is
+    /// queued. (Meanwhile the caller ran every item itself.)
+    pub(crate) fn take_start_error(&mut self) -> Option<rayon::ThreadPoolBuildError> {
+        if matches!(self.pool.get(), Some(Err(_))) {
+            return self.pool.take().and_then(Result::err);
+        }
+        None
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -145,8 +217,16 @@ impl Team {
             call
         };
         if call_helper {
-            let shared = Arc::clone(&self.shared);
-            self.pool.spawn(move || shared.help());
+            // Nothing here may unwind: queued items point to their owners'
+            // frames. Without a pool, the owners run their items themselves
+            // (each waits for its own), and the step reports the error.
+            match self.pool() {
+                Some(pool) => {
+                    let shared = Arc::clone(&self.shared);
+                    pool.spawn(move || shared.help());
+                }
+                None => shared.bell.lock().helpers_out -= 1,
+            }
         }
     }
 
@@ -166,8 +246,10 @@ impl Team {
         };
         let data = (&job as *const Job<'_, T>).cast::<()>();
         // SAFETY: `job` lives until `remaining` reads 0 below, which each
-        // item's call makes visible as its last use of the job (nothing in
-        // between unwinds: calls catch the panics of `f`). The job is usable
+        // item's call makes visible as its last use of the job, even if the
+        // call unwinds (a drop guard decrements it; and nothing between here
+        // and the wait unwinds: calls catch the panics of `f`, and `push`
+        // never unwinds). The job is usable
         // from any thread: `f` is `Sync`, `remaining` and `panic` are
         // thread-safe, and each element, a `T: Send`, goes to the one call
         // with its index; each index `1..n` is queued once.
@@ -199,17 +281,46 @@ impl<T: Send> Job<'_, T> {
     unsafe fn call(data: *const (), index: usize, shared: &Shared) {
         // SAFETY: the caller guarantees `data` is a live `Job<T>`.
         let job = unsafe { &*data.cast::<Job<'_, T>>() };
+        // Counts this call done however it ends, as its last use of the job.
+        let _done = Done {
+            remaining: &job.remaining,
+            shared,
+        };
         // SAFETY: `index` is in bounds and called once, so this `&mut` is the
         // only reference to the element; the owner does not touch `items`
         // until every call has finished.
         let item = unsafe { &mut *job.items.add(index) };
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| (job.f)(index, item))) {
-            job.panic.lock().get_or_insert(payload);
+            // The owner re-raises the first panic; a later one's payload is
+            // dropped where its own panic cannot escape (the guard would
+            // still count the call done, but the panic would unwind into
+            // whatever ran this item).
+            let unkept = keep_first(&mut job.panic.lock(), payload);
+            if let Some(payload) = unkept {
+                discard(payload);
+            }
         }
-        // The job may be gone once this reads 0 on the owner's side: from
-        // here on, only `shared`.
-        if job.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
-            shared.notify();
+    }
+}
+
+/// Decrements a job's `remaining` when dropped, waking its owner at zero:
+/// the last use of the job by one of its calls, however the call ends.
+struct Done<'s> {
+    /// A pointer, not a reference: the owner may free the job as soon as
+    /// the decrement lands, while `drop` is still running (as an `Arc`'s
+    /// count).
+    remaining: *const AtomicUsize,
+    shared: &'s Shared,
+}
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the job is live until this decrement is visible (the
+        // owner waits for `remaining` to read 0); from here on, only
+        // `shared`.
+        let before = unsafe { (*self.remaining).fetch_sub(1, Ordering::SeqCst) };
+        if before == 1 {
+            self.shared.notify();
         }
     }
 }
@@ -290,7 +401,7 @@ mod tests {
 
     /// `f` inside a step of a team of `threads`.
     fn in_step(threads: usize, f: impl FnOnce(&Team)) {
-        let team = Team::new(threads, "test").unwrap();
+        let team = Team::new(threads, "test");
         team.begin_step();
         f(&team);
         team.end_step();
@@ -350,8 +461,78 @@ mod tests {
     }
 
     #[test]
+    fn the_pool_starts_when_work_is_first_queued() {
+        let team = Team::new(2, "test");
+        team.begin_step();
+        assert!(team.pool.get().is_none(), "a new team starts no thread");
+        // One item runs on the caller: nothing queued, no pool.
+        team.for_each_mut(&mut [0u8], &|_, x| *x = 1);
+        assert!(team.pool.get().is_none());
+        team.for_each_mut(&mut [0u8; 2], &|_, x| *x = 1);
+        assert!(
+            matches!(team.pool.get(), Some(Ok(_))),
+            "two items: a helper is asked for"
+        );
+        team.end_step();
+    }
+
+    #[test]
+    fn without_threads_the_caller_runs_every_item_and_the_error_is_kept() {
+        let mut team = Team::new(3, "test");
+        team.refuse_threads = true;
+        for round in 0..2 {
+            team.begin_step();
+            let mut items = vec![0u32; 8];
+            team.for_each_mut(&mut items, &|i, x| *x = i as u32 + 1);
+            assert_eq!(items, (1..=8).collect::<Vec<_>>());
+            team.end_step();
+            assert_eq!(team.shared.bell.lock().helpers_out, 0, "no helper counted out");
+            assert!(
+                team.take_start_error().is_some(),
+                "round {round}: the error is reported"
+            );
+            assert!(team.take_start_error().is_none(), "once");
+        }
+    }
+
+    #[test]
+    fn a_panicking_payload_drop_is_caught_and_every_item_runs() {
+        // Every index panics with a payload whose `drop` panics with such a
+        // payload in turn, twice: one reaches the owner, the others are
+        // dropped inside the team, and no call escapes before it counts
+        // itself done (the owner's frame would go while items still ran).
+        struct Nested(u32, Arc<AtomicU32>);
+        impl Drop for Nested {
+            fn drop(&mut self) {
+                self.1.fetch_add(1, Ordering::SeqCst);
+                if self.0 > 0 {
+                    panic::panic_any(Nested(self.0 - 1, self.1.clone()));
+                }
+            }
+        }
+        for threads in [2, 3] {
+            in_step(threads, |team| {
+                let drops = Arc::new(AtomicU32::new(0));
+                let mut items = vec![0u32; 6];
+                let payload = panic::catch_unwind(AssertUnwindSafe(|| {
+                    team.for_each_mut(&mut items, &|_, x| {
+                        *x = 1;
+                        panic::panic_any(Nested(2, drops.clone()));
+                    })
+                }))
+                .unwrap_err();
+                assert_eq!(items, [1; 6]);
+                // Five payloads dropped inside the team, three drops each.
+                assert_eq!(drops.load(Ordering::SeqCst), 15);
+                discard(payload);
+                assert_eq!(drops.load(Ordering::SeqCst), 18);
+            });
+        }
+    }
+
+    #[test]
     fn helpers_leave_when_the_step_ends() {
-        let team = Team::new(3, "test").unwrap();
+        let team = Team::new(3, "test");
         for _ in 0..50 {
             team.begin_step();
             let mut items = vec![0u8; 4];

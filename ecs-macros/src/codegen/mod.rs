@@ -110,8 +110,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         impl #context {
             /// Creates the context with every system in its default state.
             ///
-            /// # Panics
-            /// When the worker threads cannot be started.
+            /// Starts no thread: the workers start when a step first has
+            /// work for them.
             #[must_use]
             #vis fn new() -> Self
             where
@@ -122,8 +122,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
 
             /// Creates the context with the given system states.
             ///
-            /// # Panics
-            /// When the worker threads cannot be started.
+            /// Starts no thread: the workers start when a step first has
+            /// work for them.
             #[must_use]
             #vis fn with_systems(systems: #states) -> Self {
                 Self {
@@ -136,8 +136,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             /// per available core): the caller of `step` and `threads - 1`
             /// workers. A count above 1024 is capped at 1024.
             ///
-            /// # Panics
-            /// When the worker threads cannot be started.
+            /// Starts no thread: the workers start when a step first has
+            /// work for them.
             #[must_use]
             #vis fn with_threads(systems: #states, threads: ::core::option::Option<usize>) -> Self {
                 Self {

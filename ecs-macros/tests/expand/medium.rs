@@ -60,8 +60,8 @@ pub struct Stress {
 impl Stress {
     /// Creates the context with every system in its default state.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn new() -> Self
     where
@@ -71,8 +71,8 @@ impl Stress {
     }
     /// Creates the context with the given system states.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn with_systems(systems: StressSystems) -> Self {
         Self {
@@ -84,8 +84,8 @@ impl Stress {
     /// per available core): the caller of `step` and `threads - 1`
     /// workers. A count above 1024 is capped at 1024.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn with_threads(
         systems: StressSystems,

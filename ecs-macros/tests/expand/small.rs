@@ -39,8 +39,8 @@ pub struct World {
 impl World {
     /// Creates the context with every system in its default state.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn new() -> Self
     where
@@ -50,8 +50,8 @@ impl World {
     }
     /// Creates the context with the given system states.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn with_systems(systems: WorldSystems) -> Self {
         Self {
@@ -63,8 +63,8 @@ impl World {
     /// per available core): the caller of `step` and `threads - 1`
     /// workers. A count above 1024 is capped at 1024.
     ///
-    /// # Panics
-    /// When the worker threads cannot be started.
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
     #[must_use]
     pub fn with_threads(
         systems: WorldSystems,
