@@ -37,8 +37,8 @@ use crate::error::EntityLimit;
 /// An entity killed through [`Step`](crate::Step) or [`Defer`](crate::Defer)
 /// is out of every system's set by the time systems next run (the same
 /// step's later `run_all` included); a system's own
-/// [`Data::kill`](crate::Data::kill) only asks for the kill, which happens at
-/// the step's refresh, so until then the entity is alive and every system
+/// [`data.kill(id)`](crate::View::kill) only asks for the kill, which happens
+/// at the step's refresh, so until then the entity is alive and every system
 /// run before it (in that step) still iterates it.
 /// A refresh that reclaims entities moves others into the ids they leave, so
 /// to keep an entity across steps, keep its [`Entity`] handle instead.

@@ -36,7 +36,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// no longer lists it). Its components are dropped at the next refresh.
     /// Returns whether it was alive; killing a dead entity is harmless.
     ///
-    /// A system's [`Data::kill`](crate::Data::kill) is a request instead: it
+    /// A system's [`data.kill(id)`](crate::View::kill) is a request instead: it
     /// takes effect at the step's refresh, so the systems that run before
     /// then (later in the same `run_all`, or in another `run_all` of that
     /// step) still see the entity alive.
