@@ -141,11 +141,16 @@ unsafe impl Column for Plain {
 #[derive(Default)]
 pub struct Seer;
 
-/// The positions armed in each case: first, middle, last, several.
+/// The positions armed in each case: first, middle, last, several (under
+/// Miri, which is slow, only the last case: it has all the others).
 const N: u32 = 12;
 /// The contexts' fixed limit.
 const LIMIT: usize = 64;
-const CASES: [&[u32]; 4] = [&[0], &[5], &[N - 1], &[0, 4, 5, N - 1]];
+const CASES: &[&[u32]] = if cfg!(miri) {
+    &[&[0, 4, 5, N - 1]]
+} else {
+    &[&[0], &[5], &[N - 1], &[0, 4, 5, N - 1]]
+};
 
 /// One storage kind under test: a context named `Ctx` whose component
 /// `Bomb` (or `TagBomb` for tags) lives in that storage, beside a `Tally`.
