@@ -95,8 +95,79 @@ fn discard(payload: Box<dyn Any + Send>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Column, Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
     use super::*;
+    use crate::entity::EntityId;
+    use crate::error::EntityLimit;
     use std::cell::Cell;
+    use std::sync::{Arc, Mutex};
+
+    /// Logs its number when dropped; panics then if armed.
+    struct Boom {
+        n: u32,
+        armed: bool,
+        log: Arc<Mutex<Vec<u32>>>,
+    }
+
+    impl Drop for Boom {
+        fn drop(&mut self) {
+            self.log.lock().unwrap().push(self.n);
+            if self.armed {
+                panic!("boom {}", self.n);
+            }
+        }
+    }
+
+    fn sorted(log: &Mutex<Vec<u32>>) -> Vec<u32> {
+        let mut v = log.lock().unwrap().clone();
+        v.sort_unstable();
+        v
+    }
+
+    /// `remove_range` and the storage's `drop` drop every value once
+    /// whatever panics, and leave no value in the range; `relocate` drops
+    /// nothing.
+    fn check<C: Storage<Item = Boom>>() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut c = C::new(EntityLimit::Dynamic { initial: 0 });
+        for n in 0..20 {
+            let armed = n % 7 == 3; // 3, 10 and 17
+            let log = log.clone();
+            assert!(c.insert(EntityId(n), Boom { n, armed, log }).is_none());
+        }
+        let r = catch_unwind(AssertUnwindSafe(|| c.remove_range(2..15)));
+        let payload = r.expect_err("two drops panicked");
+        assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("boom 3"));
+        assert_eq!(
+            sorted(&log),
+            (2..15).collect::<Vec<_>>(),
+            "each value of the range once"
+        );
+        for n in 0..20 {
+            assert_eq!(c.contains(EntityId(n)), !(2..15).contains(&n), "id {n}");
+        }
+        // Onto an id that holds a value: the two swap, nothing is dropped.
+        c.relocate(EntityId(19), EntityId(0));
+        assert_eq!((c.get(EntityId(0)).unwrap().n, c.get(EntityId(19)).unwrap().n), (19, 0));
+        // Onto an empty id: a move.
+        c.relocate(EntityId(18), EntityId(5));
+        assert_eq!(c.get(EntityId(5)).unwrap().n, 18);
+        assert!(!c.contains(EntityId(18)));
+        assert_eq!(log.lock().unwrap().len(), 13, "relocation dropped nothing");
+        // Dropping the storage: entity 17's value panics, the rest go too.
+        let r = catch_unwind(AssertUnwindSafe(move || drop(c)));
+        assert!(r.is_err());
+        assert_eq!(sorted(&log), (0..20).collect::<Vec<_>>(), "every value once");
+    }
+
+    #[test]
+    fn every_storage_drops_every_value_once_whatever_panics() {
+        check::<Contiguous<Boom>>();
+        check::<GroupColumn<(Boom, u8), 0>>();
+        check::<GroupColumn<(u16, Boom, u8), 1>>();
+        check::<SparseSetStorage<Boom>>();
+        check::<HashMapStorage<Boom>>();
+    }
 
     #[test]
     fn every_item_is_dropped_and_the_first_panic_resumed() {
