@@ -95,7 +95,7 @@ fn discard(payload: Box<dyn Any + Send>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Column, Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
+    use super::super::{Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
     use super::*;
     use crate::entity::EntityId;
     use crate::error::EntityLimit;
