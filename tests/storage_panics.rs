@@ -331,6 +331,24 @@ macro_rules! kind {
                     assert_eq!(tallies(), N as usize, "every other value too, for {armed:?}");
                 }
             }
+
+            #[test]
+            fn a_context_dropped_while_unwinding_drops_every_value_without_aborting() {
+                for armed in CASES {
+                    let (ctx, _) = world(armed, 0);
+                    arm_tags!($B, armed);
+                    let r = catch_unwind(AssertUnwindSafe(move || {
+                        let _ctx = ctx;
+                        panic!("the caller's panic");
+                    }));
+                    // The panic under way is the one that arrives; the drops'
+                    // panics are not raised again (that would abort).
+                    assert_eq!(message(r.expect_err("it panicked")), "the caller's panic");
+                    assert_eq!(bomb_drops!($B), N as usize, "each bomb once, for {armed:?}");
+                    check_dropped_once!($B);
+                    assert_eq!(tallies(), N as usize, "every other value too, for {armed:?}");
+                }
+            }
         }
     };
 }
