@@ -292,7 +292,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
         let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
         self.entities.drain_dirty(|handle, id, life, bits| {
-            let want = |i: usize| life != Life::Free && bits.contains_all(&Cx::SIGNATURES[i]);
+            let want = |i: usize| life == Life::Alive && bits.contains_all(&Cx::SIGNATURES[i]);
             subscriptions.update::<Cx>(systems, id, want, |i, subscribed| {
                 if collect {
                     events.push(if subscribed {
@@ -326,7 +326,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             });
         };
         let report: Option<&mut dyn FnMut(usize, EntityId, bool)> = if collect { Some(&mut report) } else { None };
-        subscriptions.rematch::<Cx>(systems, entities.all_bits(), &changed, report);
+        subscriptions.rematch::<Cx>(systems, entities, &changed, report);
         self.entities.clear_bulk();
     }
 
@@ -521,8 +521,9 @@ impl<Cx: ContextDecl> Context<Cx> {
             let (storages, systems, subscriptions) = (&mut self.storages, &mut self.systems, &mut self.subscriptions);
             // Between moving an entity's values and moving its subscriptions,
             // a system's set may name an id whose values are elsewhere. Only
-            // a custom storage's `remove` or `insert_new` could panic there
-            // (the built-in ones only fail to allocate, which aborts);
+            // a custom storage's `relocate` (or the `remove` and `insert` of
+            // the default) could panic there (relocation drops no value, and
+            // the built-in storages only fail to allocate, which aborts);
             // unwinding would leave that state behind, so abort instead.
             let guard = AbortOnUnwind;
             self.entities.pack(|from, to, bits| {

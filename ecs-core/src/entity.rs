@@ -34,6 +34,12 @@ use crate::error::EntityLimit;
 /// refresh.
 ///
 /// Systems see entities as ids: inside a system every id it iterates is alive.
+/// An entity killed through [`Step`](crate::Step) or [`Defer`](crate::Defer)
+/// is out of every system's set by the time systems next run (the same
+/// step's later `run_all` included); a system's own
+/// [`data.kill(id)`](crate::View::kill) only asks for the kill, which happens
+/// at the step's refresh, so until then the entity is alive and every system
+/// run before it (in that step) still iterates it.
 /// A refresh that reclaims entities moves others into the ids they leave, so
 /// to keep an entity across steps, keep its [`Entity`] handle instead.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -527,18 +533,27 @@ impl<B: ComponentSet> Entities<B> {
         }
     }
 
-    /// Marks the live entity of a slot as killed; returns whether it was
-    /// alive.
+    /// Marks the live entity of a slot as killed and queues it for
+    /// matching, which takes it out of every system's set before systems
+    /// next run; returns whether it was alive.
     fn kill_slot(&mut self, slot: u32) -> bool {
         match self.meta.get_mut(slot as usize) {
             Some(m) if m.life() == Life::Alive => {
                 m.tag |= DYING;
                 self.alive -= 1;
                 self.dying.push(slot);
+                self.mark_dirty(slot);
                 true
             }
             _ => false,
         }
+    }
+
+    /// The ids of the killed entities not reclaimed yet, in kill order.
+    pub(crate) fn dying_ids(&self) -> impl Iterator<Item = EntityId> + '_ {
+        self.dying
+            .iter()
+            .map(|&slot| EntityId(self.meta[slot as usize].index()))
     }
 
     /// Kills the entity of a live handle; returns whether it was alive.
@@ -631,7 +646,8 @@ impl<B: ComponentSet> Entities<B> {
     /// Calls `f` with the handle, id, life and bitset of every entity queued
     /// for matching, in the order they were queued, then empties the queue.
     /// Entities reclaimed since they were queued are skipped (reclamation
-    /// already removed them from every system).
+    /// already removed them from every system); killed ones, which their
+    /// kill queued, come with [`Life::Dying`], and no system wants them.
     ///
     /// Each entity's flag is cleared before `f` sees it, and the queue is
     /// emptied only at the end: if `f` panics, the queue keeps every entity

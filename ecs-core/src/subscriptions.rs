@@ -11,7 +11,7 @@
 
 use crate::bitset::ComponentSet;
 use crate::decl::ContextDecl;
-use crate::entity::EntityId;
+use crate::entity::{Entities, EntityId};
 use crate::sparse_set::{Diff, SparseSet};
 
 /// The owner of each system's subscriber set.
@@ -116,10 +116,12 @@ impl Subscriptions {
     }
 
     /// Matches every id again for the systems whose signature meets
-    /// `changed`: afterwards system `i` processes exactly the ids `k` whose
-    /// `bits[k]` contains `SIGNATURES[i]` (the other systems must already).
-    /// Calls `report(i, id, subscribed)` for each change, system by system:
-    /// the ids it gains, then those it loses, each in id order.
+    /// `changed`: afterwards system `i` processes exactly the live entities
+    /// whose bitset contains `SIGNATURES[i]` (the other systems must
+    /// already, and no set may hold a killed entity: matching took each out
+    /// when it was killed). Calls `report(i, id, subscribed)` for each
+    /// change, system by system: the ids it gains, then those it loses, each
+    /// in id order.
     ///
     /// Each affected system's changes are found against the sets as they
     /// were (a few instructions per id), then applied: systems sharing a set
@@ -128,10 +130,11 @@ impl Subscriptions {
     pub(crate) fn rematch<Cx: ContextDecl>(
         &mut self,
         systems: &mut Cx::Systems,
-        bits: &[Cx::Bits],
+        entities: &Entities<Cx::Bits>,
         changed: &Cx::Bits,
         report: Option<&mut dyn FnMut(usize, EntityId, bool)>,
     ) {
+        let bits = entities.all_bits();
         let count = Cx::SYSTEMS.len();
         // Empty for unaffected systems.
         let changes: Vec<Diff> = (0..count)
@@ -181,9 +184,24 @@ impl Subscriptions {
                 Cx::slot_core_mut(systems, i).subscribers.apply(diff);
             }
         }
+        // The diffs went by components alone: a killed entity holding a
+        // signature was gained (never lost: no set held it). It leaves again
+        // before anyone sees it, unreported.
+        if entities.has_dying() {
+            for (i, diff) in changes.iter().enumerate() {
+                if self.owner[i] == i && !diff.is_empty() {
+                    let set = &mut Cx::slot_core_mut(systems, i).subscribers;
+                    entities.dying_ids().for_each(|id| {
+                        set.remove_later(id);
+                    });
+                }
+            }
+        }
         if let Some(report) = report {
             for (i, diff) in changes.iter().enumerate() {
-                diff.gained().for_each(|k| report(i, EntityId(k), true));
+                diff.gained()
+                    .filter(|&k| entities.is_id_alive(EntityId(k)))
+                    .for_each(|k| report(i, EntityId(k), true));
                 diff.lost().for_each(|k| report(i, EntityId(k), false));
             }
         }

@@ -15,6 +15,7 @@ use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entities, EntityId};
 use crate::proxy::{Components, Defer};
+use crate::storage::drops::Panics;
 use crate::storage::Column;
 use core::ops::Range;
 use core::ptr::NonNull;
@@ -43,6 +44,10 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// # Panics
     /// A panic of `value` reaches the caller. The entities before the one
     /// whose value panicked hold their new `C`, the others are unchanged.
+    ///
+    /// A panicking `drop` of a value replaced stops nothing: every entity
+    /// gets its new `C` (and every other old value is dropped), then the
+    /// first such panic reaches the caller.
     pub fn add_to_all<W: Components<Cx>, C: Component<Cx>>(&mut self, mut value: impl FnMut(EntityId) -> C) -> usize {
         let cx = &mut *self.cx;
         let with = W::bits();
@@ -54,6 +59,9 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
             |entities: &Entities<Cx::Bits>, id: usize| every_id_alive || entities.is_id_alive(EntityId(id as u32));
         let n = cx.entities.id_bound();
         let mut added = 0;
+        // Panics of replaced values' `drop`, resumed once every entity has
+        // its new value (dropped unresumed if `value` panics).
+        let mut panics = Panics::default();
         // Killed entities are counted too: an estimate is enough here.
         let takers = count(cx.entities.all_bits(), &with, &with);
         if takers * FEW < n {
@@ -61,10 +69,13 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 let id = EntityId(i as u32);
                 if cx.entities.bits(id).contains_all(&with) && alive(&cx.entities, i) {
                     let at = (cx.entities.slot_with_id(id), id);
-                    drop(cx.insert_component::<C>(at, value(id)));
+                    if let Some(old) = cx.insert_component::<C>(at, value(id)) {
+                        panics.run(|| drop(old));
+                    }
                     added += 1;
                 }
             }
+            panics.resume();
             return added;
         }
         // Queued first: whatever happens below, matching will see it.
@@ -76,7 +87,9 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 id += 1;
             } else if bits.contains(C::INDEX) {
                 let id_ = EntityId(id as u32);
-                drop(C::column_mut(&mut cx.storages).insert(id_, value(id_)));
+                if let Some(old) = C::column_mut(&mut cx.storages).insert(id_, value(id_)) {
+                    panics.run(|| drop(old));
+                }
                 added += 1;
                 id += 1;
             } else {
@@ -93,6 +106,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 added += id - start;
             }
         }
+        panics.resume();
         added
     }
 
@@ -106,9 +120,10 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// change from the next time they run.
     ///
     /// # Panics
-    /// A panic of a value's `drop` reaches the caller; every entity has lost
-    /// `C` by then, and the values not yet dropped are dropped with the
-    /// column (or when their ids get `C` again).
+    /// A panic of a value's `drop` reaches the caller once every entity has
+    /// lost `C` and every other value was dropped (a panicking `drop` stops
+    /// no other; the first panic is the one raised). The context stays
+    /// consistent: no entity holds `C`, the column holds no value.
     pub fn remove_from_all<C: Component<Cx>>(&mut self) -> usize {
         let cx = &mut *self.cx;
         let mut only = Cx::Bits::default();
@@ -119,20 +134,26 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
             return 0;
         }
         if holders * FEW < n {
+            let mut panics = Panics::default();
             for i in 0..n {
                 let id = EntityId(i as u32);
                 if cx.entities.bits(id).contains(C::INDEX) {
-                    drop(cx.remove_component::<C>((cx.entities.slot_with_id(id), id)));
+                    // The bit is clear and the value out of the column
+                    // before it is dropped.
+                    if let Some(old) = cx.remove_component::<C>((cx.entities.slot_with_id(id), id)) {
+                        panics.run(|| drop(old));
+                    }
                 }
             }
+            panics.resume();
             return holders;
         }
         cx.entities.mark_bulk(C::INDEX);
         for bits in cx.entities.all_bits_mut() {
             bits.remove(C::INDEX);
         }
-        // The bitsets claim no value now, so a panicking drop leaves only
-        // unclaimed values behind.
+        // The bitsets claim no value now; `remove_range` leaves none in the
+        // column, however many `drop`s panic (its contract).
         C::column_mut(&mut cx.storages).remove_range(0..n);
         holders
     }

@@ -1,6 +1,7 @@
 //! Entity and component operations with exclusive access: the defer proxy,
 //! which the step proxy dereferences to.
 
+use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entity, EntityId};
@@ -28,9 +29,17 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
         self.cx.create_entity()
     }
 
-    /// Kills the entity: it reads dead at once, systems stop seeing it and
-    /// its components are dropped at the next refresh. Returns whether it was
-    /// alive; killing a dead entity is harmless.
+    /// Kills the entity: it reads dead at once, and systems stop seeing it:
+    /// no system run after this call iterates it (a later
+    /// [`run_all`](crate::Step::run_all) of the same step included, also
+    /// split systems' subtasks; [`Context::subscribers`](crate::Context::subscribers)
+    /// no longer lists it). Its components are dropped at the next refresh.
+    /// Returns whether it was alive; killing a dead entity is harmless.
+    ///
+    /// A system's [`data.kill(id)`](crate::View::kill) is a request instead: it
+    /// takes effect at the step's refresh, so the systems that run before
+    /// then (later in the same `run_all`, or in another `run_all` of that
+    /// step) still see the entity alive.
     #[inline]
     pub fn kill(&mut self, e: Entity) -> bool {
         self.cx.entities.kill(e)
@@ -85,19 +94,25 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
         self.cx.remove_component::<C>(at)
     }
 
+    /// The id of the live entity `e` if it holds `C` by its bitset, which
+    /// is what systems are matched by (a column may hold a value no entity
+    /// claims, left by a spawn that panicked: that is not the entity's).
+    #[inline]
+    fn holder<C: Component<Cx>>(&self, e: Entity) -> Option<EntityId> {
+        let id = self.cx.entities.id_of(e)?;
+        self.cx.entities.bits(id).contains(C::INDEX).then_some(id)
+    }
+
     /// Whether the live entity holds component `C`.
     #[inline]
     pub fn has<C: Component<Cx>>(&self, e: Entity) -> bool {
-        self.cx
-            .entities
-            .id_of(e)
-            .is_some_and(|id| C::column(&self.cx.storages).contains(id))
+        self.holder::<C>(e).is_some()
     }
 
     /// Component `C` of the entity; `None` when it is dead or lacks `C`.
     #[inline]
     pub fn get<C: Component<Cx>>(&self, e: Entity) -> Option<&C> {
-        let id = self.cx.entities.id_of(e)?;
+        let id = self.holder::<C>(e)?;
         C::column(&self.cx.storages).get(id)
     }
 
@@ -105,7 +120,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// `C`.
     #[inline]
     pub fn get_mut<C: Component<Cx>>(&mut self, e: Entity) -> Option<&mut C> {
-        let id = self.cx.entities.id_of(e)?;
+        let id = self.holder::<C>(e)?;
         C::column_mut(&mut self.cx.storages).get_mut(id)
     }
 

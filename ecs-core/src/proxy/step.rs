@@ -84,7 +84,11 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// graph and the settings allow), with `args` passed to each.
     ///
     /// Entities created or changed since the last matching are matched to
-    /// systems first.
+    /// systems first: an entity killed through this proxy (or a [`Defer`])
+    /// is no system's any more. A kill a system asks for with
+    /// [`data.kill(id)`](crate::View::kill) waits for the step's refresh:
+    /// the systems that run after it in this `run_all` (or a later one of
+    /// the step) still iterate the entity, which is alive until then.
     ///
     /// # Panics
     /// Re-raises a panic of a system once the systems running beside it have

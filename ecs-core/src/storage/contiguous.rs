@@ -1,5 +1,6 @@
 //! `contiguous`: one buffer per component, indexed by entity id (SoA).
 
+use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
 use crate::entity::EntityId;
@@ -109,9 +110,7 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
         // Ids that are fresh hold nothing, unless a spawn panicked while
         // storing a value for one: drop such a value rather than overwrite it.
         if self.present.any_in(ids.clone()) {
-            for i in ids.clone() {
-                drop(self.remove(EntityId(i as u32)));
-            }
+            self.remove_range(ids.clone());
         }
         // `as_mut_ptr` creates no reference to the slots, so the pointer
         // stays valid across later calls of this method; the slots of `ids`
@@ -142,20 +141,41 @@ unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
 
     fn remove_range(&mut self, ids: Range<usize>) {
         if core::mem::needs_drop::<T>() {
-            let mut from = ids.start;
-            while let Some(i) = self.present.first_in(from..ids.end) {
-                // The bit was set, so the slot is initialised; clearing it
-                // first means the value is never read again before being
-                // rewritten, even if its `drop` panics.
-                self.present.remove(i);
+            let Self { slots, present } = self;
+            // Each id comes with its bit clear already, so the value is never
+            // read again before being rewritten, even if its `drop` panics;
+            // `drop_each` goes on with the rest after a panic.
+            drop_each(present.drain(ids), |i| {
                 // SAFETY: initialised (its bit was set), and dropped once:
                 // the bit is clear now.
-                unsafe { self.slots[i].get_mut().assume_init_drop() };
-                from = i + 1;
-            }
+                unsafe { slots[i].get_mut().assume_init_drop() }
+            });
         } else {
             // Nothing to drop: forgetting the values is clearing their bits.
             self.present.remove_range(ids);
+        }
+    }
+
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        let (f, t) = (from.index(), to.index());
+        if f == t || !self.present.get(f) {
+            return;
+        }
+        if t >= self.slots.len() {
+            self.grow(t);
+        }
+        if self.present.get(t) {
+            // An unclaimed value at `to`: the two swap, nothing is dropped.
+            self.slots.swap(f, t);
+        } else {
+            self.present.remove(f);
+            // SAFETY: slot `f` was initialised (its bit was set, so `f <
+            // slots.len()`); its bit is clear now, so the value moved out is
+            // not read again before being rewritten.
+            let value = unsafe { self.slots[f].get_mut().assume_init_read() };
+            // Slot `t` was not initialised: nothing is overwritten.
+            self.slots[t].get_mut().write(value);
+            self.present.insert(t);
         }
     }
 
@@ -232,10 +252,13 @@ impl<T> Drop for Contiguous<T> {
         if !core::mem::needs_drop::<T>() {
             return;
         }
-        for i in self.present.ones() {
-            // SAFETY: set bits mark initialised slots, each dropped once here.
-            unsafe { self.slots[i].get_mut().assume_init_drop() };
-        }
+        let Self { slots, present } = self;
+        // Every value, even after a panicking `drop`.
+        drop_each(present.ones(), |i| {
+            // SAFETY: set bits mark initialised slots, each dropped once
+            // here (the storage is not used after its `drop`).
+            unsafe { slots[i].get_mut().assume_init_drop() }
+        });
     }
 }
 

@@ -5,6 +5,7 @@
 //! their field, never through a reference to the whole tuple, so one system
 //! may write one member of an entity while another reads a different member.
 
+use super::drops::drop_each;
 use super::{Column, Storage};
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
@@ -155,12 +156,23 @@ impl<G: Group> Grouped<G> {
 
 impl<G: Group> Drop for Grouped<G> {
     fn drop(&mut self) {
-        for (slot, &mask) in self.slots.iter_mut().zip(&self.masks) {
-            if mask != 0 {
-                // SAFETY: the mask names exactly the initialised members.
-                unsafe { G::drop_members(slot.get_mut(), mask) };
-            }
-        }
+        let Self { slots, masks } = self;
+        // Every member of every id, one at a time, so that a panicking
+        // `drop` stops no other (not even the next member of its tuple).
+        let members = masks.iter().enumerate().flat_map(|(i, &mask)| {
+            let mut left = mask;
+            core::iter::from_fn(move || {
+                let bit = left & left.wrapping_neg();
+                left &= !bit;
+                (bit != 0).then_some((i, bit))
+            })
+        });
+        drop_each(members, |(i, bit)| {
+            // SAFETY: the mask names exactly the initialised members, and
+            // each member is yielded (and dropped) once; the storage is not
+            // used after its `drop`.
+            unsafe { G::drop_members(slots[i].get_mut(), bit) }
+        });
     }
 }
 
@@ -208,6 +220,39 @@ unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
         // SAFETY: the bit was set, so the member is initialised; it was
         // cleared first, so it is not read again before being rewritten.
         Some(unsafe { (*G::project(g.slots[id.index()].get_mut())).assume_init_read() })
+    }
+
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        let g = &mut self.0;
+        let (f, t) = (from.index(), to.index());
+        if f == t || !g.has(from, I) {
+            return;
+        }
+        if t >= g.slots.len() {
+            g.grow_to((t + 1).max(g.slots.len() * 2));
+        }
+        let cells = g.slots.as_mut_ptr();
+        // SAFETY: `f` (whose member is present) and `t` (grown above) are
+        // below `slots.len()`, so both cells are live; `raw_get` and
+        // `project` create no reference, and the two fields are distinct
+        // (`f != t`).
+        let (pf, pt) = unsafe {
+            (
+                G::project(UnsafeCell::raw_get(cells.add(f))),
+                G::project(UnsafeCell::raw_get(cells.add(t))),
+            )
+        };
+        if g.masks[t] & (1 << I) != 0 {
+            // An unclaimed value at `to`: the two swap, nothing is dropped.
+            // SAFETY: two distinct live fields, both initialised.
+            unsafe { core::ptr::swap(pf, pt) };
+        } else {
+            // SAFETY: the member of `f` is initialised and that of `t` is
+            // not: the value moves, and the bits say so below.
+            unsafe { pt.write(pf.read()) };
+            g.masks[f] &= !(1 << I);
+            g.masks[t] |= 1 << I;
+        }
     }
 
     #[inline]

@@ -1,10 +1,12 @@
 //! `hash_map`: a hash map from id to value, for large components that few
 //! entities hold.
 
+use super::drops::drop_each;
 use super::{Column, Storage};
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
+use core::ops::Range;
 use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
 
@@ -54,6 +56,21 @@ unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
         self.map.remove(&id.0).map(UnsafeCell::into_inner)
     }
 
+    fn remove_range(&mut self, ids: Range<usize>) {
+        if ids.len() > self.map.len() {
+            // Fewer entries than ids: the keys in range, then each removed.
+            let keys: Vec<u32> = self
+                .map
+                .keys()
+                .copied()
+                .filter(|&k| ids.contains(&(k as usize)))
+                .collect();
+            drop_each(keys.into_iter(), |k| drop(self.map.remove(&k)));
+        } else {
+            drop_each(ids, |i| drop(self.map.remove(&(i as u32))));
+        }
+    }
+
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.map.contains_key(&id.0)
@@ -89,6 +106,13 @@ unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
         // SAFETY: the caller guarantees the storage is live and not mutably
         // borrowed, and that `id` has a value.
         unsafe { this.as_ref().get_ptr_unchecked(id) }
+    }
+}
+
+impl<T> Drop for HashMapStorage<T> {
+    fn drop(&mut self) {
+        // Every value, even after panicking `drop`s.
+        drop_each(self.map.drain(), drop);
     }
 }
 

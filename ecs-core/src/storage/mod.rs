@@ -21,6 +21,7 @@
 //! let writes happen through a shared borrow (values live in `UnsafeCell`s).
 
 mod contiguous;
+pub(crate) mod drops;
 mod grouped;
 mod hash_map;
 mod presence;
@@ -110,6 +111,10 @@ pub unsafe trait Column: Send + Sync {
     const LINEAR: bool = false;
 
     /// Stores `value` for `id`, returning the value it replaces.
+    ///
+    /// The old value is returned, not dropped: the caller drops it once the
+    /// column holds the new one, so that a panicking `drop` finds the
+    /// column consistent.
     fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item>;
 
     /// Stores `value` for an `id` known to have none (a new entity's
@@ -162,26 +167,41 @@ pub unsafe trait Column: Send + Sync {
 
     /// Removes and drops the value of every id of `ids` that has one, as
     /// [`remove`](Self::remove) does one by one (the default); storages may
-    /// clear a range at once. A value's `drop` that panics leaves the
-    /// values not yet dropped in place.
+    /// clear a range at once.
+    ///
+    /// Whatever `drop` panics, after the call (returning or unwinding) no id
+    /// of `ids` holds a value, and every value the range held was dropped
+    /// once: a panicking `drop` stops only itself, the others still run, and
+    /// the first panic is resumed at the end, as dropping a `Vec` goes on
+    /// after a panicking element (a second panic does not abort here: its
+    /// payload is dropped). The context trusts this: it clears the
+    /// components' bits of every entity before calling it
+    /// ([`Defer::remove_from_all`](crate::Defer::remove_from_all)), so a
+    /// value left behind would be one no entity claims.
     fn remove_range(&mut self, ids: Range<usize>) {
-        for i in ids {
-            drop(self.remove(EntityId(i as u32)));
-        }
+        drops::drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
     }
 
-    /// Moves the value of `from`, if any, to `to`, which has none: the
-    /// context packs entity ids this way when it reclaims entities.
+    /// Moves the value of `from`, if any, to `to`: the context packs entity
+    /// ids this way when it reclaims entities (`to` belongs to no entity).
     ///
-    /// The default removes the value and inserts it again; storages that
-    /// keep an index of ids may update it in place instead. The context is
-    /// halfway through moving an entity while this runs, so a panic here
-    /// (or in the `remove` and `insert_new` the default calls) aborts the
-    /// process.
+    /// Relocation drops nothing, so that no user `drop` runs while the
+    /// context is halfway through moving an entity: should `to` hold a value
+    /// (one that no entity claims, left by a spawn that panicked), that value
+    /// moves to `from` instead of being dropped, where it stays unclaimed
+    /// (`from` is past the entities' ids once packed) until that id is given
+    /// the component or the column is dropped.
+    ///
+    /// The default removes the value and inserts it again (and gives back
+    /// to `from` what `insert` returns); storages that keep an index of ids
+    /// may update it in place instead. A panic here (or in the `remove` and
+    /// `insert` the default calls) aborts the process.
     #[inline]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         if let Some(value) = self.remove(from) {
-            self.insert_new(to, value);
+            if let Some(unclaimed) = self.insert(to, value) {
+                drop(self.insert(from, unclaimed));
+            }
         }
     }
 

@@ -110,7 +110,33 @@ impl Presence {
         }
     }
 
-    /// The lowest id of `ids` whose bit is set.
+    /// Clears the bits of `ids`, yielding the ids whose bit was set, in
+    /// order. A word's bits are cleared when the iterator reaches it, before
+    /// any of its ids is yielded: an id is yielded once, and its bit is clear
+    /// by then (bits of words not reached yet stay set if the iterator is
+    /// dropped early).
+    pub(crate) fn drain(&mut self, ids: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let mut masks = Self::masks(ids);
+        let words = &mut self.words;
+        // The word being yielded and its bits not yielded yet.
+        let (mut at, mut left) = (0, 0u64);
+        core::iter::from_fn(move || loop {
+            if left != 0 {
+                let bit = left.trailing_zeros() as usize;
+                left &= left - 1;
+                return Some(at * 64 + bit);
+            }
+            // Past the last word, no bit is set.
+            let (w, mask) = masks.next()?;
+            let word = words.get_mut(w)?;
+            (at, left) = (w, *word & mask);
+            *word &= !mask;
+        })
+    }
+
+    /// The lowest id of `ids` whose bit is set (the tests check ranges'
+    /// masks with it).
+    #[cfg(test)]
     pub(crate) fn first_in(&self, ids: Range<usize>) -> Option<usize> {
         Self::masks(ids).find_map(|(w, mask)| {
             let word = self.words.get(w).map_or(0, |&word| word & mask);
@@ -186,6 +212,27 @@ mod tests {
         assert_eq!(p.first_in(71..201), Some(200));
         p.remove_range(0..1000);
         assert_eq!(p.first_in(0..1000), None, "past the words: nothing, no panic");
+    }
+
+    #[test]
+    fn drain_yields_and_clears_exactly_the_set_bits_of_the_range() {
+        for (start, end) in [(0, 0), (0, 1), (3, 64), (63, 65), (5, 200), (64, 128), (100, 1000)] {
+            let mut p = Presence::with_capacity(0);
+            let set: Vec<usize> = (0..260).filter(|i| i % 3 != 1).collect();
+            for &i in &set {
+                p.insert(i);
+            }
+            let drained: Vec<usize> = p.drain(start..end).collect();
+            let want: Vec<usize> = set.iter().copied().filter(|i| (start..end).contains(i)).collect();
+            assert_eq!(drained, want, "{start}..{end}");
+            for i in 0..300 {
+                assert_eq!(
+                    p.get(i),
+                    i < 260 && i % 3 != 1 && !(start..end).contains(&i),
+                    "{start}..{end}: bit {i}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! `sparse_set`: values packed in a dense array, with an id-to-index map and
 //! swap-remove (the component list of seed 001).
 
+use super::drops::drop_each;
 use super::{Column, Storage};
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
+use core::ops::Range;
 use core::ptr::NonNull;
 
 const ABSENT: u32 = u32::MAX;
@@ -81,6 +83,37 @@ unsafe impl<T: Send + Sync + 'static> Column for SparseSetStorage<T> {
         Some(value)
     }
 
+    fn remove_range(&mut self, ids: Range<usize>) {
+        if ids.start == 0 && ids.end >= self.index.len() {
+            // Every value: the map and the ids are cleared first, then the
+            // values are drained, every one even after a panicking `drop`
+            // (the buffer keeps its memory).
+            self.index.fill(ABSENT);
+            self.owners.clear();
+            drop_each(self.values.drain(..), drop);
+        } else {
+            drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
+        }
+    }
+
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        let Some(p) = self.slot(from) else {
+            return;
+        };
+        if to.index() >= self.index.len() {
+            self.index.resize(to.index() + 1, ABSENT);
+        }
+        // The value stays where it is packed: only its owner changes. An
+        // unclaimed value at `to` goes to `from` in exchange, not dropped.
+        let q = self.index[to.index()];
+        self.index[to.index()] = p as u32;
+        self.owners[p] = to;
+        self.index[from.index()] = q;
+        if q != ABSENT {
+            self.owners[q as usize] = from;
+        }
+    }
+
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.slot(id).is_some()
@@ -125,6 +158,14 @@ unsafe impl<T: Send + Sync + 'static> Column for SparseSetStorage<T> {
         let cell = unsafe { values.add(slot) };
         // SAFETY: a pointer into a live allocation is never null.
         unsafe { NonNull::new_unchecked(UnsafeCell::raw_get(cell.as_ptr())) }
+    }
+}
+
+impl<T> Drop for SparseSetStorage<T> {
+    fn drop(&mut self) {
+        // Every value, even after panicking `drop`s (a `Vec` aborts at the
+        // second).
+        drop_each(self.values.drain(..), drop);
     }
 }
 

@@ -1,10 +1,12 @@
 //! `tag`: components without data, that only mark entities.
 
+use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::marker::PhantomData;
+use core::ops::Range;
 use core::ptr::NonNull;
 
 /// Presence bits for a zero-sized component type: no memory per value.
@@ -72,6 +74,28 @@ unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
         }
     }
 
+    fn remove_range(&mut self, ids: Range<usize>) {
+        if core::mem::needs_drop::<T>() {
+            // Each id's bit is clear when its value is dropped; the rest are
+            // dropped after a panicking one.
+            drop_each(self.present.drain(ids), |_| {
+                // SAFETY: one zero-sized value was held for the id, whose
+                // bit is clear now: it is dropped once, here.
+                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
+            });
+        } else {
+            self.present.remove_range(ids);
+        }
+    }
+
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        // Zero-sized values are all alike: moving one is moving its bit, and
+        // an unclaimed one at `to` trades places with it (both bits stay).
+        if self.present.remove(from.index()) && self.present.insert(to.index()) {
+            self.present.insert(from.index());
+        }
+    }
+
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.present.get(id.index())
@@ -109,11 +133,13 @@ unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
 impl<T> Drop for Tag<T> {
     fn drop(&mut self) {
         if core::mem::needs_drop::<T>() {
-            for _ in self.present.ones() {
+            // Every value, even after a panicking `drop`.
+            drop_each(self.present.ones(), |_| {
                 // SAFETY: one zero-sized value is held per set bit; each is
-                // dropped once here.
-                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) };
-            }
+                // dropped once here (the storage is not used after its
+                // `drop`).
+                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
+            });
         }
     }
 }

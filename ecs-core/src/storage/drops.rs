@@ -1,0 +1,190 @@
+//! Dropping many values so that a panicking `drop` stops none of the others.
+
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+/// Calls `drop_one` with every item of `items`, in order, even when some of
+/// the calls panic: a panic ends only its own call, the loop goes on with the
+/// next item, and once every item is done the first panic is resumed, as a
+/// `Vec` dropping its elements does (where a second panic would abort
+/// instead, a later panic's payload is dropped here, or leaked if its own
+/// `drop` panics).
+///
+/// Called while the thread is already unwinding (a context dropped during a
+/// panic), the caught panic is not raised again, which would abort the
+/// process: the panic under way reaches the caller.
+///
+/// `items` must be in a consistent state after each call of `next`, and
+/// `drop_one` must leave the item it was given dropped (or forgotten) when
+/// it panics, as `drop_in_place` does: the caller's invariants are those
+/// after the item was taken. Catching costs nothing until a panic happens
+/// (one `catch_unwind` per panic, not per item).
+pub(crate) fn drop_each<I: Iterator>(mut items: I, mut drop_one: impl FnMut(I::Item)) {
+    let mut panics = Panics::default();
+    loop {
+        let rest = catch_unwind(AssertUnwindSafe(|| {
+            // `next` each time (a `for` loop): no internal iteration whose
+            // state a panic could leave behind.
+            for item in items.by_ref() {
+                drop_one(item);
+            }
+        }));
+        match rest {
+            Ok(()) => break,
+            // Each panic consumed an item, so this loop ends.
+            Err(payload) => panics.keep(payload),
+        }
+    }
+    panics.resume();
+}
+
+/// The first of the panics caught while a loop goes on, to resume at its
+/// end. Dropped without [`resume`](Self::resume) (the loop itself
+/// unwinding), it drops the payload where that cannot unwind.
+#[derive(Default)]
+pub(crate) struct Panics {
+    first: Option<Box<dyn Any + Send>>,
+}
+
+impl Panics {
+    /// Runs `f`; a panic of `f` is caught and kept (the first one; a later
+    /// one's payload is dropped).
+    #[inline]
+    pub(crate) fn run(&mut self, f: impl FnOnce()) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+            self.keep(payload);
+        }
+    }
+
+    fn keep(&mut self, payload: Box<dyn Any + Send>) {
+        if self.first.is_none() {
+            self.first = Some(payload);
+        } else {
+            discard(payload);
+        }
+    }
+
+    /// Resumes the first panic caught, if any; while the thread is unwinding
+    /// already (where raising it would abort), drops it instead.
+    pub(crate) fn resume(mut self) {
+        if let Some(payload) = self.first.take() {
+            if std::thread::panicking() {
+                discard(payload);
+            } else {
+                resume_unwind(payload);
+            }
+        }
+    }
+}
+
+impl Drop for Panics {
+    fn drop(&mut self) {
+        if let Some(payload) = self.first.take() {
+            discard(payload);
+        }
+    }
+}
+
+/// Drops a panic's payload where its own `drop` cannot unwind into the
+/// caller: a payload whose `drop` panics is leaked, with that panic's.
+fn discard(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        core::mem::forget(again);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
+    use super::*;
+    use crate::entity::EntityId;
+    use crate::error::EntityLimit;
+    use std::cell::Cell;
+    use std::sync::{Arc, Mutex};
+
+    /// Logs its number when dropped; panics then if armed.
+    struct Boom {
+        n: u32,
+        armed: bool,
+        log: Arc<Mutex<Vec<u32>>>,
+    }
+
+    impl Drop for Boom {
+        fn drop(&mut self) {
+            self.log.lock().unwrap().push(self.n);
+            if self.armed {
+                panic!("boom {}", self.n);
+            }
+        }
+    }
+
+    fn sorted(log: &Mutex<Vec<u32>>) -> Vec<u32> {
+        let mut v = log.lock().unwrap().clone();
+        v.sort_unstable();
+        v
+    }
+
+    /// `remove_range` and the storage's `drop` drop every value once
+    /// whatever panics, and leave no value in the range; `relocate` drops
+    /// nothing.
+    fn check<C: Storage<Item = Boom>>() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut c = C::new(EntityLimit::Dynamic { initial: 0 });
+        for n in 0..20 {
+            let armed = n % 7 == 3; // 3, 10 and 17
+            let log = log.clone();
+            assert!(c.insert(EntityId(n), Boom { n, armed, log }).is_none());
+        }
+        let r = catch_unwind(AssertUnwindSafe(|| c.remove_range(2..15)));
+        let payload = r.expect_err("two drops panicked");
+        assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("boom 3"));
+        assert_eq!(
+            sorted(&log),
+            (2..15).collect::<Vec<_>>(),
+            "each value of the range once"
+        );
+        for n in 0..20 {
+            assert_eq!(c.contains(EntityId(n)), !(2..15).contains(&n), "id {n}");
+        }
+        // Onto an id that holds a value: the two swap, nothing is dropped.
+        c.relocate(EntityId(19), EntityId(0));
+        assert_eq!((c.get(EntityId(0)).unwrap().n, c.get(EntityId(19)).unwrap().n), (19, 0));
+        // Onto an empty id: a move.
+        c.relocate(EntityId(18), EntityId(5));
+        assert_eq!(c.get(EntityId(5)).unwrap().n, 18);
+        assert!(!c.contains(EntityId(18)));
+        assert_eq!(log.lock().unwrap().len(), 13, "relocation dropped nothing");
+        // Dropping the storage: entity 17's value panics, the rest go too.
+        let r = catch_unwind(AssertUnwindSafe(move || drop(c)));
+        assert!(r.is_err());
+        assert_eq!(sorted(&log), (0..20).collect::<Vec<_>>(), "every value once");
+    }
+
+    #[test]
+    fn every_storage_drops_every_value_once_whatever_panics() {
+        check::<Contiguous<Boom>>();
+        check::<GroupColumn<(Boom, u8), 0>>();
+        check::<GroupColumn<(u16, Boom, u8), 1>>();
+        check::<SparseSetStorage<Boom>>();
+        check::<HashMapStorage<Boom>>();
+    }
+
+    #[test]
+    fn every_item_is_dropped_and_the_first_panic_resumed() {
+        let seen = Cell::new(0u32);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            drop_each(0..10, |i| {
+                seen.set(seen.get() | 1 << i);
+                if i == 0 || i == 4 || i == 9 {
+                    panic!("item {i}");
+                }
+            })
+        }));
+        assert_eq!(seen.get(), (1 << 10) - 1, "every item is done");
+        let payload = r.expect_err("the first panic reaches the caller");
+        assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("item 0"));
+        seen.set(0);
+        drop_each(0..3, |i| seen.set(seen.get() + i));
+        assert_eq!(seen.get(), 3, "no panic: a plain loop");
+    }
+}
