@@ -24,7 +24,11 @@ pub struct Contiguous<T> {
 // raw pointers through `get_ptr`; writes through those pointers are
 // coordinated by the scheduler as the `Column` contract describes, so only
 // `T: Send + Sync` is needed, as for a `Vec<T>`.
-unsafe impl<T: Send + Sync> Sync for Contiguous<T> {}
+unsafe impl<T: crate::ComponentBounds> Sync for Contiguous<T> {}
+// SAFETY: it owns its `T`s, as a `Vec<T>` does, and `T: Send`. Written out
+// (not derived) so that a `T` that is not thread-safe reports
+// `ComponentBounds`'s one error, not `Send`'s besides.
+unsafe impl<T: crate::ComponentBounds> Send for Contiguous<T> {}
 
 fn uninit_slot<T>() -> UnsafeCell<MaybeUninit<T>> {
     UnsafeCell::new(MaybeUninit::uninit())
@@ -52,7 +56,7 @@ impl<T> Contiguous<T> {
     }
 }
 
-impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
+impl<T: crate::ComponentBounds> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
         Self::with_capacity(limit.initial_capacity())
     }
@@ -62,7 +66,7 @@ impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
 // agree; each id has its own slot in the buffer, inside an `UnsafeCell`; the
 // buffer only moves in `insert` (`&mut self`); `&self` methods touch only the
 // slot asked for.
-unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
+unsafe impl<T: crate::ComponentBounds> Column for Contiguous<T> {
     type Item = T;
 
     // Slot `i` is at `base().add(i)`, and `fetch` is that offset.

@@ -16,9 +16,13 @@ pub struct HashMapStorage<T> {
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
 // whose writes the scheduler coordinates per id; the map's structure changes
 // only under `&mut self`.
-unsafe impl<T: Send + Sync> Sync for HashMapStorage<T> {}
+unsafe impl<T: crate::ComponentBounds> Sync for HashMapStorage<T> {}
+// SAFETY: it owns its `T`s, as a `Vec<T>` does, and `T: Send`. Written out
+// (not derived) so that a `T` that is not thread-safe reports
+// `ComponentBounds`'s one error, not `Send`'s besides.
+unsafe impl<T: crate::ComponentBounds> Send for HashMapStorage<T> {}
 
-impl<T: Send + Sync + 'static> Storage for HashMapStorage<T> {
+impl<T: crate::ComponentBounds> Storage for HashMapStorage<T> {
     fn new(_limit: EntityLimit) -> Self {
         Self {
             map: FxHashMap::default(),
@@ -41,7 +45,7 @@ impl<T> HashMapStorage<T> {
 // SAFETY: each id owns one `UnsafeCell` in the map; entries move only when the
 // map is modified, which takes `&mut self`; `&self` methods touch only the
 // entry asked for.
-unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
+unsafe impl<T: crate::ComponentBounds> Column for HashMapStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
