@@ -2,6 +2,7 @@
 //! swap-remove (the component list of seed 001).
 
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
@@ -23,11 +24,12 @@ pub struct SparseSetStorage<T> {
 
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
 // whose writes the scheduler coordinates per id.
-unsafe impl<T: crate::ComponentBounds> Sync for SparseSetStorage<T> {}
-// SAFETY: it owns its `T`s, as a `Vec<T>` does, and `T: Send`. Written out
-// (not derived) so that a `T` that is not thread-safe reports
-// `ComponentBounds`'s one error, not `Send`'s besides.
-unsafe impl<T: crate::ComponentBounds> Send for SparseSetStorage<T> {}
+unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
+// SAFETY: its fields are a `Vec` of `T`s and `Vec`s of ids and indices, which
+// are `Send` when `T` is, and `T: Send`. Written out (not derived) so that a
+// `T` that is not thread-safe reports `ComponentBounds`'s one error, not
+// `Send`'s besides.
+unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
     #[inline]
@@ -44,7 +46,7 @@ impl<T> SparseSetStorage<T> {
     }
 }
 
-impl<T: crate::ComponentBounds> Storage for SparseSetStorage<T> {
+impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
         Self {
@@ -58,7 +60,7 @@ impl<T: crate::ComponentBounds> Storage for SparseSetStorage<T> {
 // SAFETY: the index map and the packed arrays are kept consistent by every
 // `&mut self` method; each id owns one `UnsafeCell` in `values`; `&self`
 // methods touch only the cell of the id asked for.
-unsafe impl<T: crate::ComponentBounds> Column for SparseSetStorage<T> {
+unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {

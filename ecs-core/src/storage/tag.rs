@@ -2,6 +2,7 @@
 
 use super::presence::Presence;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::marker::PhantomData;
@@ -23,9 +24,9 @@ pub struct Tag<T> {
 // SAFETY: it holds no `T` (only `PhantomData<T>` and the presence bits); the
 // bound only makes a `T` that is not thread-safe report `ComponentBounds`'s
 // one error, as the other storages do.
-unsafe impl<T: crate::ComponentBounds> Send for Tag<T> {}
+unsafe impl<T: ComponentBounds> Send for Tag<T> {}
 // SAFETY: as for `Send`.
-unsafe impl<T: crate::ComponentBounds> Sync for Tag<T> {}
+unsafe impl<T: ComponentBounds> Sync for Tag<T> {}
 
 impl<T> Tag<T> {
     const ZERO_SIZED: () = assert!(
@@ -41,7 +42,7 @@ impl<T> Tag<T> {
     }
 }
 
-impl<T: crate::ComponentBounds> Storage for Tag<T> {
+impl<T: ComponentBounds> Storage for Tag<T> {
     fn new(limit: EntityLimit) -> Self {
         let () = Self::ZERO_SIZED;
         Self {
@@ -54,7 +55,7 @@ impl<T: crate::ComponentBounds> Storage for Tag<T> {
 // SAFETY: values are zero-sized, so they never overlap and any aligned
 // non-null pointer is valid for them; presence bits change only under
 // `&mut self`.
-unsafe impl<T: crate::ComponentBounds> Column for Tag<T> {
+unsafe impl<T: ComponentBounds> Column for Tag<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
