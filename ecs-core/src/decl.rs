@@ -111,10 +111,11 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 
 /// A component type of context `Cx`.
 ///
-/// Its values are `Send + Sync` all the same: its [`Column`](Component::Column)
-/// is, and `declare_context!` checks it once, as [`ComponentBounds`], where
-/// it makes the storage (a supertrait here would repeat that error at every
-/// use of the component).
+/// It has no `Send + Sync` supertrait, yet every component is both: its
+/// [`Column`](Component::Column) stores `Send + Sync` items, and the
+/// built-in storages ask for [`ComponentBounds`], so a component that is not
+/// thread-safe fails once, in its impl (a supertrait here would repeat that
+/// error at every use of the component).
 ///
 /// # Safety
 /// `INDEX` is this component's index in the declaration (distinct from every
@@ -131,7 +132,7 @@ pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     const INDEX: usize;
     /// The component's name in the declaration.
     const NAME: &'static str;
-    /// Where its values live.
+    /// Where its values live (made with [`Storage::new`] with the context).
     type Column: Column<Item = Self> + Storage;
     /// Its column.
     fn column(storages: &Cx::Storages) -> &Self::Column;
@@ -190,9 +191,11 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 /// What every component type must be: `Send + Sync + 'static`, since the
 /// systems that touch it run on several threads.
 ///
-/// Implemented for every such type; `declare_context!` asks for it once per
-/// component, where it makes the component's storage, so that a component
-/// that is not thread-safe gives one error, on its name in the declaration.
+/// Implemented for every such type. The built-in storages ask for it of
+/// their component (in their `Column`, `Storage`, `Send` and `Sync` impls),
+/// so that a component that is not thread-safe gives one error, with this
+/// trait's message, where its [`Component`] impl names its storage: on its
+/// name in the declaration.
 #[diagnostic::on_unimplemented(
     message = "component `{Self}` is not `Send + Sync + 'static`, which components must be: systems run on several threads",
     label = "`{Self}` is not `Send + Sync + 'static`",
