@@ -11,8 +11,9 @@ use crate::context::Context;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use crate::schedule::Parallelism;
-use crate::storage::Column;
+use crate::storage::{Column, Group, Grouped, Storage};
 use crate::system::{SlotCore, SystemSlot};
+use core::marker::PhantomData;
 
 /// The compile-time settings of a context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +111,12 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 
 /// A component type of context `Cx`.
 ///
+/// It has no `Send + Sync` supertrait, yet every component is both: its
+/// [`Column`](Component::Column) stores `Send + Sync` items, and the
+/// built-in storages ask for [`ComponentBounds`], so a component that is not
+/// thread-safe fails once, in its impl (a supertrait here would repeat that
+/// error at every use of the component).
+///
 /// # Safety
 /// `INDEX` is this component's index in the declaration (distinct from every
 /// other component's, below `Cx::COMPONENTS.len()`), and
@@ -120,13 +127,13 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     label = "not declared in `{Cx}`",
     note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`"
 )]
-pub unsafe trait Component<Cx: ContextDecl>: Sized + Send + Sync + 'static {
+pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     /// The component's index in the declaration.
     const INDEX: usize;
     /// The component's name in the declaration.
     const NAME: &'static str;
-    /// Where its values live.
-    type Column: Column<Item = Self>;
+    /// Where its values live (made with [`Storage::new`] with the context).
+    type Column: Column<Item = Self> + Storage;
     /// Its column.
     fn column(storages: &Cx::Storages) -> &Self::Column;
     /// Its column, mutably.
@@ -179,4 +186,102 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     /// scheduler may call it, which runs each system once, never beside a
     /// conflicting one, after matching.
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
+}
+
+/// What every component type must be: `Send + Sync + 'static`, since the
+/// systems that touch it run on several threads.
+///
+/// Implemented for every such type. The built-in storages ask for it of
+/// their component (in their `Column`, `Storage`, `Send` and `Sync` impls),
+/// so that a component that is not thread-safe gives one error, with this
+/// trait's message, where its [`Component`] impl names its storage: on its
+/// name in the declaration.
+#[diagnostic::on_unimplemented(
+    message = "component `{Self}` is not `Send + Sync + 'static`, which components must be: systems run on several threads",
+    label = "`{Self}` is not `Send + Sync + 'static`",
+    note = "make every field of `{Self}` thread-safe: `Arc` instead of `Rc`, `Mutex`, `RwLock` or atomics instead of `Cell` and `RefCell`, owned values or `&'static` instead of borrowed references"
+)]
+pub trait ComponentBounds: Send + Sync + 'static {}
+
+// `do_not_recommend`: a failure reports `ComponentBounds`'s message on the
+// component, not `Send`'s on whichever field is not.
+#[diagnostic::do_not_recommend]
+impl<T: Send + Sync + 'static> ComponentBounds for T {}
+
+/// A storage of a declared context, `Send` and `Sync` whatever its type
+/// parameters, because [`Checked::new`], the only way to make one, requires
+/// the storage to be both.
+///
+/// The generated storages struct holds its storages in these, so that the
+/// context's own `Send` and `Sync` do not depend on each component type: a
+/// component that is not thread-safe then fails once, where its storage is
+/// made, instead of at every use of the context.
+pub struct Checked<S> {
+    storage: S,
+    // Invariant in `S`: a `Checked<S>` made for one `S` never becomes one of
+    // another type (with shorter lifetimes) that `new` did not check.
+    _invariant: PhantomData<fn(S) -> S>,
+}
+
+// SAFETY: a `Checked<S>` exists only if `Checked::new` made it, which
+// requires `S: Send + Sync`; `S` is fixed (`Checked` is invariant in it), so
+// the value it holds is of a type that is `Send` and `Sync`.
+unsafe impl<S> Send for Checked<S> {}
+// SAFETY: as for `Send`.
+unsafe impl<S> Sync for Checked<S> {}
+
+impl<S> Checked<S> {
+    /// Wraps a storage that is `Send` and `Sync`.
+    #[inline]
+    pub fn new(storage: S) -> Self
+    where
+        S: Send + Sync,
+    {
+        Checked {
+            storage,
+            _invariant: PhantomData,
+        }
+    }
+
+    /// The storage.
+    #[inline(always)]
+    pub fn get(&self) -> &S {
+        &self.storage
+    }
+
+    /// The storage, mutably.
+    #[inline(always)]
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.storage
+    }
+}
+
+/// The storage of component `C`, made through `C`'s [`Component`] impl so
+/// that the generated code asks nothing of the storage type itself: that
+/// impl already checked it (a component that is not thread-safe fails there,
+/// once, as [`ComponentBounds`]).
+#[inline]
+pub fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Checked<C::Column> {
+    Checked::new(<C::Column as Storage>::new(limit))
+}
+
+/// The storage of a group of components.
+#[inline]
+pub fn new_group<G: Group>(limit: EntityLimit) -> Checked<Grouped<G>> {
+    Checked::new(Grouped::new(limit))
+}
+
+/// Removes (and drops) the value of component `C` for `id`, if any: the arm
+/// of [`ContextDecl::remove_component`] for `C`, generic so that the
+/// generated code asks nothing of `C`'s column beyond `Component`.
+#[inline(always)]
+pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
+    drop(C::column_mut(storages).remove(id));
+}
+
+/// Moves the value of component `C` from `from` to `to`: the arm of
+/// [`ContextDecl::relocate_component`] for `C`.
+#[inline(always)]
+pub fn relocate_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, from: EntityId, to: EntityId) {
+    C::column_mut(storages).relocate(from, to);
 }

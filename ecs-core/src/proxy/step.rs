@@ -32,7 +32,7 @@ macro_rules! roots {
         roots!(@pairs [$($all),+] [$($bounds)* $($head: Independent<Cx, $tail>,)+] $($tail),+);
     };
     (@pairs [$($S:ident),+] [$($bounds:tt)*] $last:ident) => {
-        impl<Cx: ContextDecl, $($S: SystemOf<Cx>),+> Roots<Cx> for ($($S,)+)
+        impl<Cx: ContextDecl, $($S: SystemOf<Cx>),+> RootTuple<Cx> for ($($S,)+)
         where
             $($bounds)*
         {
@@ -40,6 +40,18 @@ macro_rules! roots {
         }
     };
 }
+/// The tuples [`Roots`] is implemented for, each two of whose systems are
+/// [`Independent`]. A trait of its own so that a dependent pair's error
+/// names the pair without listing every tuple arity.
+pub trait RootTuple<Cx: ContextDecl> {
+    /// The systems' indices.
+    const INDICES: &'static [usize];
+}
+
+impl<Cx: ContextDecl, T: RootTuple<Cx>> Roots<Cx> for T {
+    const INDICES: &'static [usize] = T::INDICES;
+}
+
 roots!(A);
 roots!(A, B);
 roots!(A, B, C);

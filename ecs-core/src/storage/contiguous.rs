@@ -3,6 +3,7 @@
 use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
@@ -25,7 +26,12 @@ pub struct Contiguous<T> {
 // raw pointers through `get_ptr`; writes through those pointers are
 // coordinated by the scheduler as the `Column` contract describes, so only
 // `T: Send + Sync` is needed, as for a `Vec<T>`.
-unsafe impl<T: Send + Sync> Sync for Contiguous<T> {}
+unsafe impl<T: ComponentBounds> Sync for Contiguous<T> {}
+// SAFETY: its fields are a `Vec` of `T` slots and a `Vec<u64>` of presence
+// bits, which are `Send` when `T` is, and `T: Send`. Written out (not derived)
+// so that a `T` that is not thread-safe reports `ComponentBounds`'s one error,
+// not `Send`'s besides.
+unsafe impl<T: ComponentBounds> Send for Contiguous<T> {}
 
 fn uninit_slot<T>() -> UnsafeCell<MaybeUninit<T>> {
     UnsafeCell::new(MaybeUninit::uninit())
@@ -53,7 +59,7 @@ impl<T> Contiguous<T> {
     }
 }
 
-impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
+impl<T: ComponentBounds> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
         Self::with_capacity(limit.initial_capacity())
     }
@@ -63,7 +69,7 @@ impl<T: Send + Sync + 'static> Storage for Contiguous<T> {
 // agree; each id has its own slot in the buffer, inside an `UnsafeCell`; the
 // buffer only moves in `insert` (`&mut self`); `&self` methods touch only the
 // slot asked for.
-unsafe impl<T: Send + Sync + 'static> Column for Contiguous<T> {
+unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     type Item = T;
 
     // Slot `i` is at `base().add(i)`, and `fetch` is that offset.

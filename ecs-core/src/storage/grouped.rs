@@ -7,6 +7,7 @@
 
 use super::drops::drop_each;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
@@ -52,7 +53,7 @@ macro_rules! group {
     ($len:literal; $($T:ident $i:tt),+) => {
         // SAFETY: `Slots` has one `MaybeUninit` field per member; the mask
         // bit `i` guards field `i`.
-        unsafe impl<$($T: Send + Sync + 'static),+> Group for ($($T,)+) {
+        unsafe impl<$($T: ComponentBounds),+> Group for ($($T,)+) {
             type Slots = ($(MaybeUninit<$T>,)+);
             const LEN: usize = $len;
             fn uninit() -> Self::Slots {
@@ -75,7 +76,7 @@ macro_rules! group {
     };
     (@member ($($A:ident),+); $T:ident $i:tt) => {
         // SAFETY: field `$i` of the slots tuple is `MaybeUninit<$T>`.
-        unsafe impl<$($A: Send + Sync + 'static),+> Member<$i> for ($($A,)+) {
+        unsafe impl<$($A: ComponentBounds),+> Member<$i> for ($($A,)+) {
             type Item = $T;
             #[inline]
             unsafe fn project(slots: *mut Self::Slots) -> *mut MaybeUninit<$T> {

@@ -3,6 +3,7 @@
 
 use super::drops::drop_each;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
@@ -18,9 +19,13 @@ pub struct HashMapStorage<T> {
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
 // whose writes the scheduler coordinates per id; the map's structure changes
 // only under `&mut self`.
-unsafe impl<T: Send + Sync> Sync for HashMapStorage<T> {}
+unsafe impl<T: ComponentBounds> Sync for HashMapStorage<T> {}
+// SAFETY: its one field is a map of `T`s by id, which are `Send` when `T` is,
+// and `T: Send`. Written out (not derived) so that a `T` that is not thread-
+// safe reports `ComponentBounds`'s one error, not `Send`'s besides.
+unsafe impl<T: ComponentBounds> Send for HashMapStorage<T> {}
 
-impl<T: Send + Sync + 'static> Storage for HashMapStorage<T> {
+impl<T: ComponentBounds> Storage for HashMapStorage<T> {
     fn new(_limit: EntityLimit) -> Self {
         Self {
             map: FxHashMap::default(),
@@ -43,7 +48,7 @@ impl<T> HashMapStorage<T> {
 // SAFETY: each id owns one `UnsafeCell` in the map; entries move only when the
 // map is modified, which takes `&mut self`; `&self` methods touch only the
 // entry asked for.
-unsafe impl<T: Send + Sync + 'static> Column for HashMapStorage<T> {
+unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {

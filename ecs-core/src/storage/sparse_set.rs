@@ -3,6 +3,7 @@
 
 use super::drops::drop_each;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::cell::UnsafeCell;
@@ -25,7 +26,12 @@ pub struct SparseSetStorage<T> {
 
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
 // whose writes the scheduler coordinates per id.
-unsafe impl<T: Send + Sync> Sync for SparseSetStorage<T> {}
+unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
+// SAFETY: its fields are a `Vec` of `T`s and `Vec`s of ids and indices, which
+// are `Send` when `T` is, and `T: Send`. Written out (not derived) so that a
+// `T` that is not thread-safe reports `ComponentBounds`'s one error, not
+// `Send`'s besides.
+unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
     #[inline]
@@ -42,7 +48,7 @@ impl<T> SparseSetStorage<T> {
     }
 }
 
-impl<T: Send + Sync + 'static> Storage for SparseSetStorage<T> {
+impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
         Self {
@@ -56,7 +62,7 @@ impl<T: Send + Sync + 'static> Storage for SparseSetStorage<T> {
 // SAFETY: the index map and the packed arrays are kept consistent by every
 // `&mut self` method; each id owns one `UnsafeCell` in `values`; `&self`
 // methods touch only the cell of the id asked for.
-unsafe impl<T: Send + Sync + 'static> Column for SparseSetStorage<T> {
+unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {

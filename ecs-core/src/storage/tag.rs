@@ -3,6 +3,7 @@
 use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
+use crate::decl::ComponentBounds;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use core::marker::PhantomData;
@@ -22,6 +23,13 @@ pub struct Tag<T> {
     _values: PhantomData<T>,
 }
 
+// SAFETY: it holds no `T` (only `PhantomData<T>` and the presence bits); the
+// bound only makes a `T` that is not thread-safe report `ComponentBounds`'s
+// one error, as the other storages do.
+unsafe impl<T: ComponentBounds> Send for Tag<T> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: ComponentBounds> Sync for Tag<T> {}
+
 impl<T> Tag<T> {
     const ZERO_SIZED: () = assert!(
         core::mem::size_of::<T>() == 0,
@@ -36,7 +44,7 @@ impl<T> Tag<T> {
     }
 }
 
-impl<T: Send + Sync + 'static> Storage for Tag<T> {
+impl<T: ComponentBounds> Storage for Tag<T> {
     fn new(limit: EntityLimit) -> Self {
         let () = Self::ZERO_SIZED;
         Self {
@@ -49,7 +57,7 @@ impl<T: Send + Sync + 'static> Storage for Tag<T> {
 // SAFETY: values are zero-sized, so they never overlap and any aligned
 // non-null pointer is valid for them; presence bits change only under
 // `&mut self`.
-unsafe impl<T: Send + Sync + 'static> Column for Tag<T> {
+unsafe impl<T: ComponentBounds> Column for Tag<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {

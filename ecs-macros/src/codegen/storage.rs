@@ -41,12 +41,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     let single_fields = ungrouped(model).map(|c| {
         let f = field(model, c);
         let ty = storage_type(model, c);
-        quote!(#f: #ty,)
+        quote!(#f: ::ecs::__private::Checked<#ty>,)
     });
     let group_fields = (0..model.groups.len()).map(|g| {
         let f = format_ident!("g{}", g);
         let ty = group_type(model, g);
-        quote!(#f: ::ecs::__private::Grouped<#ty>,)
+        quote!(#f: ::ecs::__private::Checked<::ecs::__private::Grouped<#ty>>,)
     });
     let impls = model.components.iter().enumerate().map(|(i, comp)| {
         let path = comp.path;
@@ -57,12 +57,20 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
                 let ty = group_type(model, group);
                 (
                     quote!(::ecs::__private::GroupColumn<#ty, #member>),
-                    quote!(storages.#f.column::<#member>()),
-                    quote!(storages.#f.column_mut::<#member>()),
+                    quote!(storages.#f.get().column::<#member>()),
+                    quote!(storages.#f.get_mut().column_mut::<#member>()),
                 )
             }
-            _ => (storage_type(model, i), quote!(&storages.#f), quote!(&mut storages.#f)),
+            _ => (
+                storage_type(model, i),
+                quote!(storages.#f.get()),
+                quote!(storages.#f.get_mut()),
+            ),
         };
+        // The one place that checks the component's `Send + Sync` (the column's
+        // `ComponentBounds`): spanned on its name in the declaration.
+        let column = respan(column, path.span());
+        let column_item = quote_spanned!(path.span()=> type Column = #column;);
         quote! {
             // SAFETY: `INDEX` is this component's position in the declaration,
             // distinct from every other; `column` returns its own field of the
@@ -71,7 +79,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             unsafe impl ::ecs::__private::Component<#context> for #path {
                 const INDEX: usize = #i;
                 const NAME: &'static str = #name;
-                type Column = #column;
+                #column_item
                 #[inline(always)]
                 fn column(storages: &#storages) -> &Self::Column {
                     #get
@@ -113,16 +121,20 @@ fn tag_check(comp: &Component) -> TokenStream {
     }
 }
 
+/// The storages struct's constructor: each storage made through generic
+/// functions that ask nothing of the component beyond its `Component` impl
+/// (which checks that it is `Send + Sync`, once).
 pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     let storages = &names.storages;
+    let context = &names.context;
     let singles = ungrouped(model).map(|c| {
         let f = field(model, c);
-        let ty = storage_type(model, c);
-        quote!(#f: <#ty as ::ecs::__private::Storage>::new(limit),)
+        let path = model.components[c].path;
+        quote!(#f: ::ecs::__private::new_column::<#context, #path>(limit),)
     });
     let groups = (0..model.groups.len()).map(|g| {
         let f = format_ident!("g{}", g);
-        quote!(#f: ::ecs::__private::Grouped::new(limit),)
+        quote!(#f: ::ecs::__private::new_group(limit),)
     });
     quote!(#storages { #(#singles)* #(#groups)* })
 }
@@ -135,12 +147,7 @@ pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .enumerate()
         .map(|(i, comp)| {
             let path = comp.path;
-            quote! {
-                #i => ::core::mem::drop(::ecs::__private::Column::remove(
-                    <#path as ::ecs::__private::Component<#context>>::column_mut(storages),
-                    id,
-                )),
-            }
+            quote!(#i => ::ecs::__private::remove_value::<#context, #path>(storages, id),)
         })
         .collect()
 }
@@ -154,13 +161,25 @@ pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .enumerate()
         .map(|(i, comp)| {
             let path = comp.path;
-            quote! {
-                #i => ::ecs::__private::Column::relocate(
-                    <#path as ::ecs::__private::Component<#context>>::column_mut(storages),
-                    from,
-                    to,
-                ),
+            quote!(#i => ::ecs::__private::relocate_value::<#context, #path>(storages, from, to),)
+        })
+        .collect()
+}
+
+/// `tokens` with every span set to `span`, so that an error about them
+/// points at the user's token.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tree = proc_macro2::TokenTree::Group(group);
+            } else {
+                tree.set_span(span);
             }
+            tree
         })
         .collect()
 }

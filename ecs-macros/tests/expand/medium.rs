@@ -220,45 +220,21 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
     const DOT_WITH_COMPONENTS: &'static str = "digraph \"Stress\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"s0\" [label=\"s0\\nS0\"];\n  \"s1\" [label=\"s1\\nS1\"];\n  \"s2\" [label=\"s2\\nS2\"];\n  \"s3\" [label=\"s3\\nS3\"];\n  \"s4\" [label=\"s4\\nS4\"];\n  \"s5\" [label=\"s5\\nS5\"];\n  \"s6\" [label=\"s6\\nS6\"];\n  \"s7\" [label=\"s7\\nS7\"];\n  \"s0\" -> \"s4\";\n  \"s1\" -> \"s5\";\n  \"s2\" -> \"s6\";\n  \"s3\" -> \"s7\";\n  node [shape=ellipse, style=filled, fillcolor=lightgrey];\n  \"component C0\" [label=\"C0\\ncontiguous\"];\n  \"component C1\" [label=\"C1\\ncontiguous\"];\n  \"component C2\" [label=\"C2\\nsparse_set\"];\n  \"component C3\" [label=\"C3\\nsparse_set\"];\n  \"component C4\" [label=\"C4\\nhash_map\"];\n  \"component C5\" [label=\"C5\\nhash_map\"];\n  \"component C6\" [label=\"C6\\ngrouped\"];\n  \"component C7\" [label=\"C7\\ngrouped\"];\n  \"component C8\" [label=\"C8\\ntag\"];\n  \"component C9\" [label=\"C9\\ntag\"];\n  \"component C10\" [label=\"C10\\ncontiguous\"];\n  \"component C11\" [label=\"C11\\ncontiguous\"];\n  \"component C12\" [label=\"C12\\nsparse_set\"];\n  \"component C13\" [label=\"C13\\nsparse_set\"];\n  \"component C14\" [label=\"C14\\nhash_map\"];\n  \"component C15\" [label=\"C15\\nhash_map\"];\n  \"s0\" -> \"component C0\" [style=bold];\n  \"s0\" -> \"component C1\" [style=bold];\n  \"s1\" -> \"component C2\" [style=bold];\n  \"s1\" -> \"component C3\" [style=bold];\n  \"s2\" -> \"component C4\" [style=bold];\n  \"s2\" -> \"component C5\" [style=bold];\n  \"s3\" -> \"component C6\" [style=bold];\n  \"s3\" -> \"component C7\" [style=bold];\n  \"component C0\" -> \"s4\" [style=dashed];\n  \"s4\" -> \"component C8\" [style=bold];\n  \"s4\" -> \"component C9\" [style=bold];\n  \"component C2\" -> \"s5\" [style=dashed];\n  \"s5\" -> \"component C10\" [style=bold];\n  \"s5\" -> \"component C11\" [style=bold];\n  \"component C4\" -> \"s6\" [style=dashed];\n  \"s6\" -> \"component C12\" [style=bold];\n  \"s6\" -> \"component C13\" [style=bold];\n  \"component C6\" -> \"s7\" [style=dashed];\n  \"s7\" -> \"component C14\" [style=bold];\n  \"s7\" -> \"component C15\" [style=bold];\n}\n";
     fn new_storages(limit: ::ecs::__private::EntityLimit) -> __StressStorages {
         __StressStorages {
-            c0: <::ecs::__private::Contiguous<
-                C0,
-            > as ::ecs::__private::Storage>::new(limit),
-            c1: <::ecs::__private::Contiguous<
-                C1,
-            > as ::ecs::__private::Storage>::new(limit),
-            c2: <::ecs::__private::SparseSetStorage<
-                C2,
-            > as ::ecs::__private::Storage>::new(limit),
-            c3: <::ecs::__private::SparseSetStorage<
-                C3,
-            > as ::ecs::__private::Storage>::new(limit),
-            c4: <::ecs::__private::HashMapStorage<
-                C4,
-            > as ::ecs::__private::Storage>::new(limit),
-            c5: <::ecs::__private::HashMapStorage<
-                C5,
-            > as ::ecs::__private::Storage>::new(limit),
-            c8: <::ecs::__private::Tag<C8> as ::ecs::__private::Storage>::new(limit),
-            c9: <::ecs::__private::Tag<C9> as ::ecs::__private::Storage>::new(limit),
-            c10: <::ecs::__private::Contiguous<
-                C10,
-            > as ::ecs::__private::Storage>::new(limit),
-            c11: <::ecs::__private::Contiguous<
-                C11,
-            > as ::ecs::__private::Storage>::new(limit),
-            c12: <::ecs::__private::SparseSetStorage<
-                C12,
-            > as ::ecs::__private::Storage>::new(limit),
-            c13: <::ecs::__private::SparseSetStorage<
-                C13,
-            > as ::ecs::__private::Storage>::new(limit),
-            c14: <::ecs::__private::HashMapStorage<
-                C14,
-            > as ::ecs::__private::Storage>::new(limit),
-            c15: <::ecs::__private::HashMapStorage<
-                C15,
-            > as ::ecs::__private::Storage>::new(limit),
-            g0: ::ecs::__private::Grouped::new(limit),
+            c0: ::ecs::__private::new_column::<Stress, C0>(limit),
+            c1: ::ecs::__private::new_column::<Stress, C1>(limit),
+            c2: ::ecs::__private::new_column::<Stress, C2>(limit),
+            c3: ::ecs::__private::new_column::<Stress, C3>(limit),
+            c4: ::ecs::__private::new_column::<Stress, C4>(limit),
+            c5: ::ecs::__private::new_column::<Stress, C5>(limit),
+            c8: ::ecs::__private::new_column::<Stress, C8>(limit),
+            c9: ::ecs::__private::new_column::<Stress, C9>(limit),
+            c10: ::ecs::__private::new_column::<Stress, C10>(limit),
+            c11: ::ecs::__private::new_column::<Stress, C11>(limit),
+            c12: ::ecs::__private::new_column::<Stress, C12>(limit),
+            c13: ::ecs::__private::new_column::<Stress, C13>(limit),
+            c14: ::ecs::__private::new_column::<Stress, C14>(limit),
+            c15: ::ecs::__private::new_column::<Stress, C15>(limit),
+            g0: ::ecs::__private::new_group(limit),
         }
     }
     fn new_systems(states: StressSystems) -> __StressSlots {
@@ -279,166 +255,22 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C0 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            1usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C1 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            2usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C2 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            3usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C3 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            4usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C4 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            5usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C5 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            6usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C6 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            7usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C7 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            8usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C8 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            9usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C9 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            10usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C10 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            11usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C11 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            12usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C12 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            13usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C13 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            14usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C14 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            15usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <C15 as ::ecs::__private::Component<
-                            Stress,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
+            0usize => ::ecs::__private::remove_value::<Stress, C0>(storages, id),
+            1usize => ::ecs::__private::remove_value::<Stress, C1>(storages, id),
+            2usize => ::ecs::__private::remove_value::<Stress, C2>(storages, id),
+            3usize => ::ecs::__private::remove_value::<Stress, C3>(storages, id),
+            4usize => ::ecs::__private::remove_value::<Stress, C4>(storages, id),
+            5usize => ::ecs::__private::remove_value::<Stress, C5>(storages, id),
+            6usize => ::ecs::__private::remove_value::<Stress, C6>(storages, id),
+            7usize => ::ecs::__private::remove_value::<Stress, C7>(storages, id),
+            8usize => ::ecs::__private::remove_value::<Stress, C8>(storages, id),
+            9usize => ::ecs::__private::remove_value::<Stress, C9>(storages, id),
+            10usize => ::ecs::__private::remove_value::<Stress, C10>(storages, id),
+            11usize => ::ecs::__private::remove_value::<Stress, C11>(storages, id),
+            12usize => ::ecs::__private::remove_value::<Stress, C12>(storages, id),
+            13usize => ::ecs::__private::remove_value::<Stress, C13>(storages, id),
+            14usize => ::ecs::__private::remove_value::<Stress, C14>(storages, id),
+            15usize => ::ecs::__private::remove_value::<Stress, C15>(storages, id),
             _ => {}
         }
     }
@@ -449,117 +281,33 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         to: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => {
-                ::ecs::__private::Column::relocate(
-                    <C0 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            1usize => {
-                ::ecs::__private::Column::relocate(
-                    <C1 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            2usize => {
-                ::ecs::__private::Column::relocate(
-                    <C2 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            3usize => {
-                ::ecs::__private::Column::relocate(
-                    <C3 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            4usize => {
-                ::ecs::__private::Column::relocate(
-                    <C4 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            5usize => {
-                ::ecs::__private::Column::relocate(
-                    <C5 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            6usize => {
-                ::ecs::__private::Column::relocate(
-                    <C6 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            7usize => {
-                ::ecs::__private::Column::relocate(
-                    <C7 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            8usize => {
-                ::ecs::__private::Column::relocate(
-                    <C8 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
-            9usize => {
-                ::ecs::__private::Column::relocate(
-                    <C9 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
+            0usize => ::ecs::__private::relocate_value::<Stress, C0>(storages, from, to),
+            1usize => ::ecs::__private::relocate_value::<Stress, C1>(storages, from, to),
+            2usize => ::ecs::__private::relocate_value::<Stress, C2>(storages, from, to),
+            3usize => ::ecs::__private::relocate_value::<Stress, C3>(storages, from, to),
+            4usize => ::ecs::__private::relocate_value::<Stress, C4>(storages, from, to),
+            5usize => ::ecs::__private::relocate_value::<Stress, C5>(storages, from, to),
+            6usize => ::ecs::__private::relocate_value::<Stress, C6>(storages, from, to),
+            7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
+            8usize => ::ecs::__private::relocate_value::<Stress, C8>(storages, from, to),
+            9usize => ::ecs::__private::relocate_value::<Stress, C9>(storages, from, to),
             10usize => {
-                ::ecs::__private::Column::relocate(
-                    <C10 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C10>(storages, from, to)
             }
             11usize => {
-                ::ecs::__private::Column::relocate(
-                    <C11 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C11>(storages, from, to)
             }
             12usize => {
-                ::ecs::__private::Column::relocate(
-                    <C12 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C12>(storages, from, to)
             }
             13usize => {
-                ::ecs::__private::Column::relocate(
-                    <C13 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C13>(storages, from, to)
             }
             14usize => {
-                ::ecs::__private::Column::relocate(
-                    <C14 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C14>(storages, from, to)
             }
             15usize => {
-                ::ecs::__private::Column::relocate(
-                    <C15 as ::ecs::__private::Component<Stress>>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<Stress, C15>(storages, from, to)
             }
             _ => {}
         }
@@ -608,21 +356,21 @@ const _: () = ::core::assert!(
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __StressStorages {
-    c0: ::ecs::__private::Contiguous<C0>,
-    c1: ::ecs::__private::Contiguous<C1>,
-    c2: ::ecs::__private::SparseSetStorage<C2>,
-    c3: ::ecs::__private::SparseSetStorage<C3>,
-    c4: ::ecs::__private::HashMapStorage<C4>,
-    c5: ::ecs::__private::HashMapStorage<C5>,
-    c8: ::ecs::__private::Tag<C8>,
-    c9: ::ecs::__private::Tag<C9>,
-    c10: ::ecs::__private::Contiguous<C10>,
-    c11: ::ecs::__private::Contiguous<C11>,
-    c12: ::ecs::__private::SparseSetStorage<C12>,
-    c13: ::ecs::__private::SparseSetStorage<C13>,
-    c14: ::ecs::__private::HashMapStorage<C14>,
-    c15: ::ecs::__private::HashMapStorage<C15>,
-    g0: ::ecs::__private::Grouped<(C6, C7)>,
+    c0: ::ecs::__private::Checked<::ecs::__private::Contiguous<C0>>,
+    c1: ::ecs::__private::Checked<::ecs::__private::Contiguous<C1>>,
+    c2: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C2>>,
+    c3: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C3>>,
+    c4: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C4>>,
+    c5: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C5>>,
+    c8: ::ecs::__private::Checked<::ecs::__private::Tag<C8>>,
+    c9: ::ecs::__private::Checked<::ecs::__private::Tag<C9>>,
+    c10: ::ecs::__private::Checked<::ecs::__private::Contiguous<C10>>,
+    c11: ::ecs::__private::Checked<::ecs::__private::Contiguous<C11>>,
+    c12: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C12>>,
+    c13: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C13>>,
+    c14: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C14>>,
+    c15: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C15>>,
+    g0: ::ecs::__private::Checked<::ecs::__private::Grouped<(C6, C7)>>,
 }
 unsafe impl ::ecs::__private::Component<Stress> for C0 {
     const INDEX: usize = 0usize;
@@ -630,11 +378,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C0 {
     type Column = ::ecs::__private::Contiguous<C0>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c0
+        storages.c0.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c0
+        storages.c0.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C1 {
@@ -643,11 +391,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C1 {
     type Column = ::ecs::__private::Contiguous<C1>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c1
+        storages.c1.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c1
+        storages.c1.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C2 {
@@ -656,11 +404,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C2 {
     type Column = ::ecs::__private::SparseSetStorage<C2>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c2
+        storages.c2.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c2
+        storages.c2.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C3 {
@@ -669,11 +417,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C3 {
     type Column = ::ecs::__private::SparseSetStorage<C3>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c3
+        storages.c3.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c3
+        storages.c3.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C4 {
@@ -682,11 +430,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C4 {
     type Column = ::ecs::__private::HashMapStorage<C4>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c4
+        storages.c4.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c4
+        storages.c4.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C5 {
@@ -695,11 +443,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C5 {
     type Column = ::ecs::__private::HashMapStorage<C5>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c5
+        storages.c5.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c5
+        storages.c5.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C6 {
@@ -708,11 +456,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C6 {
     type Column = ::ecs::__private::GroupColumn<(C6, C7), 0usize>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.g0.column::<0usize>()
+        storages.g0.get().column::<0usize>()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.g0.column_mut::<0usize>()
+        storages.g0.get_mut().column_mut::<0usize>()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C7 {
@@ -721,11 +469,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C7 {
     type Column = ::ecs::__private::GroupColumn<(C6, C7), 1usize>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.g0.column::<1usize>()
+        storages.g0.get().column::<1usize>()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.g0.column_mut::<1usize>()
+        storages.g0.get_mut().column_mut::<1usize>()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C8 {
@@ -734,11 +482,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C8 {
     type Column = ::ecs::__private::Tag<C8>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c8
+        storages.c8.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c8
+        storages.c8.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C9 {
@@ -747,11 +495,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C9 {
     type Column = ::ecs::__private::Tag<C9>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c9
+        storages.c9.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c9
+        storages.c9.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C10 {
@@ -760,11 +508,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C10 {
     type Column = ::ecs::__private::Contiguous<C10>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c10
+        storages.c10.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c10
+        storages.c10.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C11 {
@@ -773,11 +521,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C11 {
     type Column = ::ecs::__private::Contiguous<C11>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c11
+        storages.c11.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c11
+        storages.c11.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C12 {
@@ -786,11 +534,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C12 {
     type Column = ::ecs::__private::SparseSetStorage<C12>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c12
+        storages.c12.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c12
+        storages.c12.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C13 {
@@ -799,11 +547,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C13 {
     type Column = ::ecs::__private::SparseSetStorage<C13>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c13
+        storages.c13.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c13
+        storages.c13.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C14 {
@@ -812,11 +560,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C14 {
     type Column = ::ecs::__private::HashMapStorage<C14>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c14
+        storages.c14.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c14
+        storages.c14.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C15 {
@@ -825,11 +573,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C15 {
     type Column = ::ecs::__private::HashMapStorage<C15>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        &storages.c15
+        storages.c15.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        &mut storages.c15
+        storages.c15.get_mut()
     }
 }
 ///The state of every system of [`Stress`], given to [`Stress::with_systems`].

@@ -132,15 +132,9 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     const DOT_WITH_COMPONENTS: &'static str = "digraph \"World\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n  \"movement\" [label=\"movement\\nMove\"];\n  \"aging\" [label=\"aging\\nAge\"];\n  node [shape=ellipse, style=filled, fillcolor=lightgrey];\n  \"component Position\" [label=\"Position\\ncontiguous\"];\n  \"component Velocity\" [label=\"Velocity\\ncontiguous\"];\n  \"component Life\" [label=\"Life\\nsparse_set\"];\n  \"component Velocity\" -> \"movement\" [style=dashed];\n  \"movement\" -> \"component Position\" [style=bold];\n  \"aging\" -> \"component Life\" [style=bold];\n}\n";
     fn new_storages(limit: ::ecs::__private::EntityLimit) -> __WorldStorages {
         __WorldStorages {
-            c0: <::ecs::__private::Contiguous<
-                Position,
-            > as ::ecs::__private::Storage>::new(limit),
-            c1: <::ecs::__private::Contiguous<
-                Velocity,
-            > as ::ecs::__private::Storage>::new(limit),
-            c2: <::ecs::__private::SparseSetStorage<
-                Life,
-            > as ::ecs::__private::Storage>::new(limit),
+            c0: ::ecs::__private::new_column::<World, Position>(limit),
+            c1: ::ecs::__private::new_column::<World, Velocity>(limit),
+            c2: ::ecs::__private::new_column::<World, Life>(limit),
         }
     }
     fn new_systems(states: WorldSystems) -> __WorldSlots {
@@ -155,36 +149,9 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <Position as ::ecs::__private::Component<
-                            World,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            1usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <Velocity as ::ecs::__private::Component<
-                            World,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
-            2usize => {
-                ::core::mem::drop(
-                    ::ecs::__private::Column::remove(
-                        <Life as ::ecs::__private::Component<
-                            World,
-                        >>::column_mut(storages),
-                        id,
-                    ),
-                )
-            }
+            0usize => ::ecs::__private::remove_value::<World, Position>(storages, id),
+            1usize => ::ecs::__private::remove_value::<World, Velocity>(storages, id),
+            2usize => ::ecs::__private::remove_value::<World, Life>(storages, id),
             _ => {}
         }
     }
@@ -196,30 +163,12 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     ) {
         match index {
             0usize => {
-                ::ecs::__private::Column::relocate(
-                    <Position as ::ecs::__private::Component<
-                        World,
-                    >>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<World, Position>(storages, from, to)
             }
             1usize => {
-                ::ecs::__private::Column::relocate(
-                    <Velocity as ::ecs::__private::Component<
-                        World,
-                    >>::column_mut(storages),
-                    from,
-                    to,
-                )
+                ::ecs::__private::relocate_value::<World, Velocity>(storages, from, to)
             }
-            2usize => {
-                ::ecs::__private::Column::relocate(
-                    <Life as ::ecs::__private::Component<World>>::column_mut(storages),
-                    from,
-                    to,
-                )
-            }
+            2usize => ::ecs::__private::relocate_value::<World, Life>(storages, from, to),
             _ => {}
         }
     }
@@ -247,9 +196,9 @@ unsafe impl ::ecs::__private::ContextDecl for World {
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __WorldStorages {
-    c0: ::ecs::__private::Contiguous<Position>,
-    c1: ::ecs::__private::Contiguous<Velocity>,
-    c2: ::ecs::__private::SparseSetStorage<Life>,
+    c0: ::ecs::__private::Checked<::ecs::__private::Contiguous<Position>>,
+    c1: ::ecs::__private::Checked<::ecs::__private::Contiguous<Velocity>>,
+    c2: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<Life>>,
 }
 unsafe impl ::ecs::__private::Component<World> for Position {
     const INDEX: usize = 0usize;
@@ -257,11 +206,11 @@ unsafe impl ::ecs::__private::Component<World> for Position {
     type Column = ::ecs::__private::Contiguous<Position>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        &storages.c0
+        storages.c0.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        &mut storages.c0
+        storages.c0.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<World> for Velocity {
@@ -270,11 +219,11 @@ unsafe impl ::ecs::__private::Component<World> for Velocity {
     type Column = ::ecs::__private::Contiguous<Velocity>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        &storages.c1
+        storages.c1.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        &mut storages.c1
+        storages.c1.get_mut()
     }
 }
 unsafe impl ::ecs::__private::Component<World> for Life {
@@ -283,11 +232,11 @@ unsafe impl ::ecs::__private::Component<World> for Life {
     type Column = ::ecs::__private::SparseSetStorage<Life>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        &storages.c2
+        storages.c2.get()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        &mut storages.c2
+        storages.c2.get_mut()
     }
 }
 ///The state of every system of [`World`], given to [`World::with_systems`].
