@@ -13,7 +13,8 @@
 //! PARTICLES_BENCH_STORAGE=fixed cargo bench --bench particles  # ecs with fixed storage only
 //! ```
 //!
-//! Writes `benches/results/particles.md` (tables, ratios, targets) and two
+//! Writes `benches/results/particles.md` (tables, ratios, targets; after
+//! every run, so a run cut short keeps what it measured) and two
 //! charts beside it, like the thesis's figures 16.2.1 and 16.2.2: fixed
 //! against dynamic storage, and scaling with the number of particles. Charts
 //! need a TrueType font: DejaVu Sans from the usual system paths, or the file
@@ -144,26 +145,32 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     let mut samples = Samples::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results");
+    std::fs::create_dir_all(&dir)?;
+    let mut report = String::new();
     for run in 0..runs {
-        // Rotate the order from run to run, so slow phases of a noisy machine
-        // do not always fall on the same configuration.
-        for k in 0..configs.len() {
-            let config = configs[(k + run) % configs.len()];
-            let mut sim = config.simulation(threads);
-            for (w, &n) in waves.iter().enumerate() {
-                let report = run_wave(sim.as_mut(), n, 0, None, &mut |_, _| {})?;
+        // Every configuration's context lives through the run, and each wave
+        // size runs in every configuration before the next size: the library
+        // and the hand-written version are measured close together in time,
+        // so the ratio survives a machine whose load drifts. The order
+        // rotates from wave to wave and run to run, so slow phases do not
+        // always fall on the same configuration.
+        let mut sims: Vec<Box<dyn Simulation>> = configs.iter().map(|c| c.simulation(threads)).collect();
+        for (w, &n) in waves.iter().enumerate() {
+            for k in 0..configs.len() {
+                let i = (k + run + w) % configs.len();
+                let config = configs[i];
+                let report = run_wave(sims[i].as_mut(), n, 0, None, &mut |_, _| {})?;
                 eprintln!("run {run}: {} | {n}: {:.0} ms", config.label(), report.wave_ms);
                 samples.entry((config, w)).or_default().push(report.wave_ms);
             }
         }
+        // Written after every run, so a run cut short keeps what it measured.
+        report = markdown(&samples, &waves, run + 1, threads);
+        std::fs::write(dir.join("particles.md"), &report)?;
+        eprintln!("wrote {} ({} run(s))", dir.join("particles.md").display(), run + 1);
     }
-
-    let report = markdown(&samples, &waves, runs, threads);
     println!("{report}");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results");
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("particles.md"), &report)?;
-    eprintln!("wrote {}", dir.join("particles.md").display());
     match font() {
         Some(font) => {
             plotters::style::register_font("sans-serif", FontStyle::Normal, font)
@@ -236,7 +243,7 @@ fn markdown(samples: &Samples, waves: &[usize], runs: usize, threads: usize) -> 
     let _ = writeln!(
         md,
         "`cargo bench --bench particles`: {runs} run(s) of each configuration on {threads} threads ({cpu}, \
-         {} cores). Each run creates a context and runs the waves one after another in it, the generator \
+         {} cores). Each run creates one context per configuration and runs the waves one after another in it (each wave size in every configuration before the next size), the generator \
          re-seeded before each; a wave's time runs from the start of entity creation until no particle is \
          left. Median wave time in ms, ± sample standard deviation.\n",
         std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -10,10 +10,10 @@
 //! - frag_iter: every `Data` in one array of 520 (ecs's own layout).
 //! - add_remove: the `B` values and one presence byte per entity, written
 //!   for all entities at once; the system reading `B` tests the bytes.
-//! - heavy_compute: chunks of 50 entities, claimed from a shared counter by
-//!   the caller and the workers of a pool of one thread per other core (the
-//!   caller works from the first moment instead of waiting for the pool,
-//!   and no idle worker competes with it for a core, as with ecs's team).
+//! - heavy_compute: rayon's `par_iter_mut`, as the baseline. Chunks of 50
+//!   entities claimed from a shared counter by the caller and a pool of one
+//!   worker per other core (ecs's way) measured 1.2-1.5x slower than it on
+//!   this loaded 2-core machine, in two 3-run measurements.
 //! - schedule: `ab` on the caller's thread while a persistent helper thread
 //!   runs `cd` then `ce` on the `C`, `D` and `E` columns; the helper spins
 //!   briefly between steps, then sleeps (ecs's idle policy), and when it is
@@ -25,8 +25,9 @@ use crate::components::*;
 use crate::expect::{self, Check};
 use crate::harness::Bench;
 use crate::workload::{Workload, FRAG_PER_TYPE, FRAG_TYPES, HEAVY, N};
+use rayon::prelude::*;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
@@ -135,16 +136,11 @@ impl Bench for FragIter {
     }
 }
 
-/// Entities per chunk of `heavy_compute` (ecs's `split_every(50)`).
-const HEAVY_CHUNK: usize = 50;
-
 struct HeavyCompute {
     matrices: Vec<Matrix4>,
     positions: Vec<Position>,
     _rotations: Vec<Rotation>,
     _velocities: Vec<Velocity>,
-    /// One worker per core besides the caller's.
-    pool: rayon::ThreadPool,
 }
 
 impl HeavyCompute {
@@ -154,54 +150,16 @@ impl HeavyCompute {
             positions: vec![heavy_position(); HEAVY],
             _rotations: vec![rotation(); HEAVY],
             _velocities: vec![velocity(); HEAVY],
-            pool: rayon::ThreadPoolBuilder::new()
-                .num_threads(
-                    thread::available_parallelism()
-                        .map_or(1, |n| n.get())
-                        .saturating_sub(1)
-                        .max(1),
-                )
-                .build()
-                .expect("cannot start the worker threads"),
         }
     }
 }
 
-/// Runs `f` on every item, on the caller's thread and on the workers of
-/// `pool`, each claiming the next item from a shared counter until none is
-/// left: the caller works from the start, and a slow core takes fewer
-/// items.
-fn share<T: Send>(items: Vec<T>, pool: &rayon::ThreadPool, f: impl Fn(T) + Sync) {
-    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let next = AtomicUsize::new(0);
-    let drain = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = slots.get(i) else { return };
-        let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(item) = item {
-            f(item);
-        }
-    };
-    pool.in_place_scope(|s| {
-        for _ in 0..pool.current_num_threads() {
-            s.spawn(|_| drain());
-        }
-        drain();
-    });
-}
-
 impl Bench for HeavyCompute {
     fn run(&mut self) {
-        let chunks: Vec<_> = self
-            .matrices
-            .chunks_mut(HEAVY_CHUNK)
-            .zip(self.positions.chunks_mut(HEAVY_CHUNK))
-            .collect();
-        share(chunks, &self.pool, |(ms, ps)| {
-            for (m, p) in ms.iter_mut().zip(ps) {
-                heavy(m, p);
-            }
-        });
+        self.matrices
+            .par_iter_mut()
+            .zip(self.positions.par_iter_mut())
+            .for_each(|(m, p)| heavy(m, p));
     }
 
     fn check(&mut self) -> Check {
@@ -448,9 +406,9 @@ impl Bench for Schedule {
 
 pub const NOTES: &str = "the fastest plain safe Rust we found, no intrinsics: each column built with \
 `vec![value; n]` (simple_insert); the positions of 8 entities staged in a local array, which the compiler moves \
-with vector instructions (simple_iter); every `Data` in one array of 520 (frag_iter); chunks of 50 entities \
-claimed from a shared counter by the caller and the workers of a rayon pool of one thread per other core \
-(`in_place_scope`; heavy_compute); the `B` \
+with vector instructions (simple_iter); every `Data` in one array of 520 (frag_iter); rayon's \
+`par_iter_mut` (heavy_compute: the caller claiming chunks beside a pool of one worker per other core, ecs's way, \
+measured slower here); the `B` \
 values and one presence byte per entity, each filled at once, the system testing the bytes (add_remove); `ab` \
 on the caller's thread while a persistent helper thread runs `cd` then `ce`, spinning briefly between steps \
 then sleeping as ecs's threads do; when the helper has not claimed `cd` and `ce` by the time `ab` is done, the \
