@@ -1,30 +1,49 @@
 //! The same simulation written by hand, as the reference for what the
-//! library costs: one `Vec` per component, indexed by particle, and the same
-//! parallelism as the library's contexts through rayon directly.
+//! library costs: one `Vec` per component, indexed by particle, and the
+//! best scheduling we could write for each mode, on a rayon pool of
+//! `threads` workers that runs each step whole (one hand-over per step):
+//! split systems are chunks that every thread claims from a shared counter,
+//! so a core slowed by other programs takes fewer, and the thread that
+//! splits a system runs chunks itself from the first moment; work that no
+//! other thread has started by the time it is done, it runs itself (rayon's
+//! scopes and joins do this), so no thread waits for one that is late, as
+//! the library's caller takes queued work itself.
 //!
-//! - Outer parallelism: `life` and `fade` run beside the chain from
-//!   `acceleration` to `solve_contacts`; `render` waits for both.
-//! - Inner parallelism (when on): every system except `solve_contacts` is
-//!   split into one contiguous chunk per thread (`collision` into chunks of
-//!   [`COLLISION_BLOCK`] particles, which rayon hands to whichever thread is
-//!   free), each chunk with its own output buffer; outputs are read back in
-//!   chunk order, so the result does not depend on the number of threads.
+//! - Inner parallelism off: `life` and `fade` run beside the chain from
+//!   `acceleration` to `solve_contacts` (`rayon::join`), each system in one
+//!   piece; `render` follows both.
+//! - Inner parallelism on: every system except `solve_contacts` is split
+//!   into chunks of [`CHUNK`] particles that the threads claim one at a
+//!   time (one system after another, each waiting for the last, as the
+//!   systems' dependencies say); `life` and `fade`, which no system of the
+//!   chain depends on, run beside the grid's fill, the one sequential step
+//!   they can overlap. Each chunk has its own output buffer, read back in
+//!   chunk order, so the result does not depend on the number of threads
+//!   or on which thread ran a chunk.
 //! - Dead particles are swap-removed at the end of the step, from the back.
 //!   A particle's index is its id for the grid and the contacts, and it is
 //!   the id the library gives it, since the library packs ids the same way
 //!   when it reclaims entities: both versions compute the same particles
 //!   bit for bit, to the end of a wave.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::sim::{
     accelerate, advance, age, cells_of, fade, fan, fan_table, keep_in_bounds, solve, touching, Acceleration, CellEntry,
     Circle, Color, Contact, Grid, Life, Particle, Position, Simulation, Velocity, Vertex, COLLISION_BLOCK, DT,
+    VERTICES_PER_PARTICLE,
 };
+
+/// Particles per chunk of a split system, with inner parallelism: small
+/// enough that a core slowed by another program takes fewer chunks, large
+/// enough that claiming one costs nothing next to its work.
+pub const CHUNK: usize = 8_192;
 
 /// The hand-written simulation.
 pub struct Handwritten {
-    pool: rayon::ThreadPool,
+    /// The threads that run the steps.
+    pool: Arc<rayon::ThreadPool>,
     threads: usize,
     inner_parallelism: bool,
     position: Vec<Position>,
@@ -45,18 +64,20 @@ pub struct Handwritten {
 }
 
 impl Handwritten {
-    /// A simulation on `threads` worker threads, splitting every system into
-    /// one chunk per thread when `inner_parallelism` holds.
+    /// A simulation on `threads` worker threads, splitting every system
+    /// into chunks when `inner_parallelism` holds.
     ///
     /// # Panics
     /// When the worker threads cannot be started.
     pub fn new(threads: usize, inner_parallelism: bool) -> Self {
         let threads = threads.max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("handwritten-worker-{i}"))
-            .build()
-            .expect("cannot start the worker threads");
+        let pool = Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("handwritten-worker-{i}"))
+                .build()
+                .expect("cannot start the worker threads"),
+        );
         Self {
             pool,
             threads,
@@ -77,165 +98,135 @@ impl Handwritten {
     }
 }
 
+/// Runs `f` on every item, from a worker of the pool: this thread and the
+/// pool's other workers claim the next item from a shared counter until
+/// none is left; returns when all have run.
+fn share<T: Send>(items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let next = AtomicUsize::new(0);
+    let drain = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = slots.get(i) else { return };
+        let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(item) = item {
+            f(item);
+        }
+    };
+    let helpers = (rayon::current_num_threads() - 1).min(slots.len().saturating_sub(1));
+    if helpers == 0 {
+        drain();
+    } else {
+        // A spawned job no other worker has taken when this thread is done
+        // runs here, finds nothing left and returns: no wait for a thread
+        // that is late.
+        rayon::scope(|s| {
+            for _ in 0..helpers {
+                s.spawn(|_| drain());
+            }
+            drain();
+        });
+    }
+}
+
+/// `life` then `fade` over a range of particles whose first index is
+/// `first`: the indices of those that died go to `dead`, in order.
+fn life_and_fade(first: usize, life: &mut [Life], color: &mut [Color], dead: &mut Vec<u32>) {
+    dead.clear();
+    for (i, l) in life.iter_mut().enumerate() {
+        if age(l, DT) {
+            dead.push((first + i) as u32);
+        }
+    }
+    for (c, l) in color.iter_mut().zip(&*life) {
+        fade(c, l);
+    }
+}
+
+/// `spatial_partition`'s cell entries of the particles from index `first`.
+fn enter(first: usize, position: &[Position], circle: &[Circle], out: &mut Vec<CellEntry<u32>>) {
+    out.clear();
+    for (i, (p, c)) in position.iter().zip(circle).enumerate() {
+        let id = (first + i) as u32;
+        cells_of(p, c, |cell| out.push(CellEntry { id, cell }));
+    }
+}
+
+/// `collision` for the particles of `range`.
+fn collide(
+    range: std::ops::Range<usize>,
+    position: &[Position],
+    circle: &[Circle],
+    grid: &Grid<u32>,
+    out: &mut Vec<Contact<u32>>,
+) {
+    out.clear();
+    for i in range {
+        let (p0, c0) = (position[i], circle[i]);
+        for &other in grid.cell_at(&p0) {
+            let j = other as usize;
+            if j >= i {
+                continue;
+            }
+            if let Some(dist) = touching(&p0, &c0, &position[j], &circle[j]) {
+                out.push(Contact {
+                    e0: i as u32,
+                    e1: other,
+                    dist,
+                });
+            }
+        }
+    }
+}
+
+/// `solve_contacts`, in output order.
+fn solve_all(contacts: &[Vec<Contact<u32>>], position: &mut [Position], velocity: &mut [Velocity], circle: &[Circle]) {
+    for contact in contacts.iter().flatten() {
+        let (i, j) = (contact.e0 as usize, contact.e1 as usize);
+        let (mut p0, mut v0, mut p1, mut v1) = (position[i], velocity[i], position[j], velocity[j]);
+        solve(
+            contact.dist,
+            (&mut p0, &mut v0, &circle[i]),
+            (&mut p1, &mut v1, &circle[j]),
+        );
+        (position[i], velocity[i], position[j], velocity[j]) = (p0, v0, p1, v1);
+    }
+}
+
+/// `render` for a range of particles.
+fn render(position: &[Position], circle: &[Circle], color: &[Color], out: &mut Vec<Vertex>) {
+    out.clear();
+    out.reserve(VERTICES_PER_PARTICLE * position.len());
+    let table = fan_table();
+    for ((p, c), color) in position.iter().zip(circle).zip(color) {
+        fan(table, p, c, color, out);
+    }
+}
+
 impl Simulation for Handwritten {
     fn spawn(&mut self, wave: &[Particle]) -> Result<(), ecs::ContextFull> {
         let first = self.created.len();
-        for (i, q) in wave.iter().enumerate() {
-            self.position.push(q.position);
-            self.velocity.push(q.velocity);
-            self.acceleration.push(q.acceleration);
-            self.color.push(q.color);
-            self.circle.push(q.circle);
-            self.life.push(q.life);
-            self.created.push((first + i) as u32);
-        }
+        self.position.extend(wave.iter().map(|q| q.position));
+        self.velocity.extend(wave.iter().map(|q| q.velocity));
+        self.acceleration.extend(wave.iter().map(|q| q.acceleration));
+        self.color.extend(wave.iter().map(|q| q.color));
+        self.circle.extend(wave.iter().map(|q| q.circle));
+        self.life.extend(wave.iter().map(|q| q.life));
+        self.created.extend((first..first + wave.len()).map(|i| i as u32));
         Ok(())
     }
 
     fn step(&mut self) {
-        let n = self.position.len();
-        let chunks = if self.inner_parallelism {
-            self.threads.min(n).max(1)
-        } else {
-            1
-        };
-        let len = n.div_ceil(chunks).max(1);
-        let count = n.div_ceil(len);
-        let collision_len = if self.inner_parallelism {
-            COLLISION_BLOCK
-        } else {
-            n.max(1)
-        };
-        let Self {
-            pool,
-            position,
-            velocity,
-            acceleration,
-            color,
-            circle,
-            life,
-            grid,
-            entries,
-            contacts,
-            vertices,
-            deaths,
-            ..
-        } = self;
-        entries.resize_with(count, Vec::new);
-        contacts.resize_with(n.div_ceil(collision_len), Vec::new);
-        vertices.resize_with(count, Vec::new);
-        deaths.resize_with(count, Vec::new);
+        let pool = Arc::clone(&self.pool);
         pool.install(|| {
-            rayon::join(
-                || {
-                    velocity
-                        .par_chunks_mut(len)
-                        .zip(acceleration.par_chunks(len))
-                        .for_each(|(v, a)| {
-                            v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
-                        });
-                    position
-                        .par_chunks_mut(len)
-                        .zip(velocity.par_chunks(len))
-                        .for_each(|(p, v)| {
-                            p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
-                        });
-                    position
-                        .par_chunks_mut(len)
-                        .zip(velocity.par_chunks_mut(len))
-                        .zip(circle.par_chunks(len))
-                        .for_each(|((p, v), c)| {
-                            p.iter_mut()
-                                .zip(v)
-                                .zip(c)
-                                .for_each(|((p, v), c)| keep_in_bounds(p, v, c));
-                        });
-
-                    grid.clear();
-                    entries.par_iter_mut().enumerate().for_each(|(chunk, out)| {
-                        out.clear();
-                        let start = chunk * len;
-                        let end = (start + len).min(n);
-                        for (i, (p, c)) in position[start..end].iter().zip(&circle[start..end]).enumerate() {
-                            let id = (start + i) as u32;
-                            cells_of(p, c, |cell| out.push(CellEntry { id, cell }));
-                        }
-                    });
-                    grid.fill(entries);
-
-                    let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
-                    contacts.par_iter_mut().enumerate().for_each(|(chunk, out)| {
-                        out.clear();
-                        let start = chunk * collision_len;
-                        let end = (start + collision_len).min(n);
-                        for i in start..end {
-                            let (p0, c0) = (&position_ref[i], &circle_ref[i]);
-                            for &other in grid_ref.cell_at(p0) {
-                                let j = other as usize;
-                                if j >= i {
-                                    continue;
-                                }
-                                if let Some(dist) = touching(p0, c0, &position_ref[j], &circle_ref[j]) {
-                                    out.push(Contact {
-                                        e0: i as u32,
-                                        e1: other,
-                                        dist,
-                                    });
-                                }
-                            }
-                        }
-                    });
-
-                    for contact in contacts.iter().flatten() {
-                        let (i, j) = (contact.e0 as usize, contact.e1 as usize);
-                        let (mut p0, mut v0, mut p1, mut v1) = (position[i], velocity[i], position[j], velocity[j]);
-                        solve(
-                            contact.dist,
-                            (&mut p0, &mut v0, &circle[i]),
-                            (&mut p1, &mut v1, &circle[j]),
-                        );
-                        (position[i], velocity[i], position[j], velocity[j]) = (p0, v0, p1, v1);
-                    }
-                },
-                || {
-                    life.par_chunks_mut(len)
-                        .zip(deaths.par_iter_mut())
-                        .enumerate()
-                        .for_each(|(chunk, (l, dead))| {
-                            dead.clear();
-                            for (i, l) in l.iter_mut().enumerate() {
-                                if age(l, DT) {
-                                    dead.push((chunk * len + i) as u32);
-                                }
-                            }
-                        });
-                    color.par_chunks_mut(len).zip(life.par_chunks(len)).for_each(|(c, l)| {
-                        c.iter_mut().zip(l).for_each(|(c, l)| fade(c, l));
-                    });
-                },
-            );
-
-            let table = fan_table();
-            vertices
-                .par_iter_mut()
-                .zip(
-                    position
-                        .par_chunks(len)
-                        .zip(circle.par_chunks(len))
-                        .zip(color.par_chunks(len)),
-                )
-                .for_each(|(out, ((p, c), color))| {
-                    out.clear();
-                    out.reserve(crate::sim::VERTICES_PER_PARTICLE * p.len());
-                    for ((p, c), color) in p.iter().zip(c).zip(color) {
-                        fan(table, p, c, color, out);
-                    }
-                });
+            if self.inner_parallelism {
+                self.step_split();
+            } else {
+                self.step_whole();
+            }
         });
-
         // Deaths are in ascending index order; removing from the back keeps
         // the indices still to remove valid.
-        for &i in deaths.iter().flatten().rev() {
+        for &i in self.deaths.iter().flatten().rev() {
             let i = i as usize;
             self.position.swap_remove(i);
             self.velocity.swap_remove(i);
@@ -276,5 +267,128 @@ impl Simulation for Handwritten {
 
     fn threads(&self) -> usize {
         self.threads
+    }
+}
+
+impl Handwritten {
+    /// A step with no system split: `life` and `fade` on a helper beside
+    /// the chain on the caller, then `render`.
+    fn step_whole(&mut self) {
+        let n = self.position.len();
+        let Self {
+            position,
+            velocity,
+            acceleration,
+            color,
+            circle,
+            life,
+            grid,
+            entries,
+            contacts,
+            vertices,
+            deaths,
+            ..
+        } = self;
+        entries.resize_with(1, Vec::new);
+        contacts.resize_with(1, Vec::new);
+        vertices.resize_with(1, Vec::new);
+        deaths.resize_with(1, Vec::new);
+        rayon::join(
+            || {
+                velocity
+                    .iter_mut()
+                    .zip(&*acceleration)
+                    .for_each(|(v, a)| accelerate(v, a, DT));
+                position.iter_mut().zip(&*velocity).for_each(|(p, v)| advance(p, v, DT));
+                position
+                    .iter_mut()
+                    .zip(velocity.iter_mut())
+                    .zip(&*circle)
+                    .for_each(|((p, v), c)| keep_in_bounds(p, v, c));
+                grid.clear();
+                enter(0, position, circle, &mut entries[0]);
+                grid.fill(entries);
+                collide(0..n, position, circle, grid, &mut contacts[0]);
+                solve_all(contacts, position, velocity, circle);
+            },
+            || life_and_fade(0, life, color, &mut deaths[0]),
+        );
+        render(position, circle, color, &mut vertices[0]);
+    }
+
+    /// A step with every system but `solve_contacts` split into chunks.
+    fn step_split(&mut self) {
+        let n = self.position.len();
+        let chunks = n.div_ceil(CHUNK).max(1);
+        let Self {
+            position,
+            velocity,
+            acceleration,
+            color,
+            circle,
+            life,
+            grid,
+            entries,
+            contacts,
+            vertices,
+            deaths,
+            ..
+        } = self;
+        entries.resize_with(chunks, Vec::new);
+        contacts.resize_with(n.div_ceil(COLLISION_BLOCK).max(1), Vec::new);
+        vertices.resize_with(chunks, Vec::new);
+        deaths.resize_with(1, Vec::new);
+
+        share(velocity.chunks_mut(CHUNK).zip(acceleration.chunks(CHUNK)), |(v, a)| {
+            v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
+        });
+        share(position.chunks_mut(CHUNK).zip(velocity.chunks(CHUNK)), |(p, v)| {
+            p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
+        });
+        share(
+            position
+                .chunks_mut(CHUNK)
+                .zip(velocity.chunks_mut(CHUNK))
+                .zip(circle.chunks(CHUNK)),
+            |((p, v), c)| {
+                p.iter_mut()
+                    .zip(v)
+                    .zip(c)
+                    .for_each(|((p, v), c)| keep_in_bounds(p, v, c));
+            },
+        );
+        share(
+            entries
+                .iter_mut()
+                .zip(position.chunks(CHUNK).zip(circle.chunks(CHUNK)))
+                .enumerate(),
+            |(k, (out, (p, c)))| enter(k * CHUNK, p, c, out),
+        );
+        // `life` and `fade` depend on nothing of the chain and nothing of it
+        // on them until `render`: a helper runs them while the caller fills
+        // the grid, which cannot be split.
+        rayon::join(
+            || {
+                grid.clear();
+                grid.fill(entries);
+            },
+            || life_and_fade(0, life, color, &mut deaths[0]),
+        );
+        let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
+        share(contacts.iter_mut().enumerate(), |(k, out)| {
+            let start = k * COLLISION_BLOCK;
+            let range = start..(start + COLLISION_BLOCK).min(n);
+            collide(range, position_ref, circle_ref, grid_ref, out);
+        });
+        solve_all(contacts, position, velocity, circle);
+        share(
+            vertices.iter_mut().zip(
+                position
+                    .chunks(CHUNK)
+                    .zip(circle.chunks(CHUNK))
+                    .zip(color.chunks(CHUNK)),
+            ),
+            |(out, ((p, c), color))| render(p, c, color, out),
+        );
     }
 }

@@ -120,6 +120,13 @@ pub fn letters() -> (letters::A, letters::B, letters::C, letters::D, letters::E)
     )
 }
 
+/// `add_remove`'s system, on one entity holding `A` and `B`: reads both
+/// (their sum, which every implementation adds up and discards).
+#[inline(always)]
+pub fn read_ab(a: &letters::A, b: &letters::B) -> f32 {
+    a.0 + b.0
+}
+
 /// `schedule`'s work on one pair: swap the two values.
 #[inline(always)]
 pub fn swap(x: &mut f32, y: &mut f32) {

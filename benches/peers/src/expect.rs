@@ -5,9 +5,29 @@
 use crate::components::{heavy_position, matrix4, Position};
 use crate::math;
 use crate::workload::{FRAG_PER_TYPE, FRAG_TYPES, HEAVY, N};
+use std::cell::RefCell;
 
 /// The outcome of a check: what went wrong, if anything.
 pub type Check = Result<(), String>;
+
+thread_local! {
+    /// The bits of every value the last check read back, for [`take_digest`].
+    static DIGEST: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Adds values read back by a check to the digest.
+fn record(values: impl IntoIterator<Item = u32>) {
+    DIGEST.with(|d| d.borrow_mut().extend(values));
+}
+
+/// What the checks since the last call read back, as sorted bits: two
+/// implementations that computed the same values (in any entity order) give
+/// the same digest. `main` compares every implementation's with ecs's.
+pub fn take_digest() -> Vec<u32> {
+    let mut d = DIGEST.with(|d| std::mem::take(&mut *d.borrow_mut()));
+    d.sort_unstable();
+    d
+}
 
 /// Fails unless `got == want`.
 pub fn count(what: &str, got: usize, want: usize) -> Check {
@@ -19,7 +39,7 @@ pub fn count(what: &str, got: usize, want: usize) -> Check {
 }
 
 /// Fails unless every value is `want` and there are `n` of them.
-fn all_equal<T: PartialEq + core::fmt::Debug>(
+fn all_equal<T: PartialEq + core::fmt::Debug + Bits>(
     what: &str,
     values: impl IntoIterator<Item = T>,
     want: T,
@@ -27,6 +47,7 @@ fn all_equal<T: PartialEq + core::fmt::Debug>(
 ) -> Check {
     let mut seen = 0;
     for v in values {
+        record(v.bits());
         if v != want {
             return Err(format!("{what}: found {v:?}, expected {want:?}"));
         }
@@ -37,6 +58,7 @@ fn all_equal<T: PartialEq + core::fmt::Debug>(
 
 /// `simple_insert`: one world held `N` entities with all four components.
 pub fn simple_insert(entities: usize) -> Check {
+    record([entities as u32]);
     count("entities with Transform, Position, Rotation and Velocity", entities, N)
 }
 
@@ -56,6 +78,7 @@ pub fn heavy_compute(positions: impl IntoIterator<Item = Position>) -> Check {
     let want = math::transform_vector(&matrix4().0, heavy_position().0);
     let mut seen = 0;
     for p in positions {
+        record(p.bits());
         if p.0.iter().zip(want).any(|(a, b)| (a - b).abs() > 1e-4) {
             return Err(format!("position after one step: {:?}, expected {want:?}", p.0));
         }
@@ -64,11 +87,16 @@ pub fn heavy_compute(positions: impl IntoIterator<Item = Position>) -> Check {
     count("positions after one step", seen, HEAVY)
 }
 
-/// `add_remove`, after the adds: every entity holds `B`; after the removes:
-/// none does, and all still hold `A`.
+/// `add_remove`: the system reading `A` and `B` saw every entity after the
+/// adds and none after the removes, and all still hold `A`.
 pub fn add_remove(with_a: usize, with_b_after_add: usize, with_b_after_remove: usize) -> Check {
-    count("entities with B after adding it", with_b_after_add, N)?;
-    count("entities with B after removing it", with_b_after_remove, 0)?;
+    record([with_a, with_b_after_add, with_b_after_remove].map(|n| n as u32));
+    count("entities the system reading B saw after the adds", with_b_after_add, N)?;
+    count(
+        "entities the system reading B saw after the removes",
+        with_b_after_remove,
+        0,
+    )?;
     count("entities with A at the end", with_a, N)
 }
 
@@ -88,10 +116,34 @@ pub fn schedule(s: Schedule) -> Check {
     all_equal("(C, D) after one run", s.cd, (3.0, 2.0), N)?;
     all_equal("(C, E) after one run", s.ce, (4.0, 2.0), N)?;
     let sum: f32 = s.c.iter().sum();
+    record([s.c.len() as u32]);
     count("entities with C", s.c.len(), 3 * N)?;
     if sum == (2.0 + 3.0 + 4.0) * N as f32 {
         Ok(())
     } else {
         Err(format!("sum of C after one run: {sum}"))
+    }
+}
+
+/// A value's bits, for the digest.
+trait Bits {
+    fn bits(&self) -> Vec<u32>;
+}
+
+impl Bits for f32 {
+    fn bits(&self) -> Vec<u32> {
+        vec![self.to_bits()]
+    }
+}
+
+impl Bits for (f32, f32) {
+    fn bits(&self) -> Vec<u32> {
+        vec![self.0.to_bits(), self.1.to_bits()]
+    }
+}
+
+impl Bits for Position {
+    fn bits(&self) -> Vec<u32> {
+        self.0.iter().map(|x| x.to_bits()).collect()
     }
 }

@@ -2,11 +2,11 @@
 //! legion, specs, shipyard and gecs on the workloads of ecs_bench_suite
 //! (`shared/workloads.md`), in one binary and one run.
 //!
-//! Each workload's implementations are checked for correctness first, then
+//! Each workload's implementations are checked for correctness first (each
+//! against what the workload must do, and against what ecs computed), then
 //! measured with interleaved samples (see `harness`); the table goes to
 //! stdout and, on a full run, to BENCHMARKS.md with a bar chart.
 
-mod alloc;
 mod chart;
 mod components;
 mod expect;
@@ -40,7 +40,7 @@ struct Args {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "WORKLOAD")]
     only: Vec<Workload>,
     /// Only these implementations (comma-separated or repeated; the
-    /// baseline always runs, for the ratios).
+    /// baseline and the best-effort version always run, for the ratios).
     #[arg(long, value_delimiter = ',', value_name = "LIB")]
     lib: Vec<String>,
     /// Print every sample of every implementation to stderr.
@@ -79,7 +79,6 @@ fn repo_root() -> PathBuf {
 }
 
 fn main() -> ExitCode {
-    alloc::pin_thresholds();
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -107,7 +106,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let runs = args.runs.unwrap_or(if args.quick { 1 } else { 5 }).max(1);
     let mut results = Results::new(workloads.clone(), runs);
     let selected = |lib: Lib| {
-        lib == Lib::Baseline || args.lib.is_empty() || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
+        lib.is_reference() || args.lib.is_empty() || args.lib.iter().any(|l| lib.name().starts_with(l.as_str()))
     };
     // Each run sets every implementation up again and measures every
     // workload, so that whatever the machine does during one run weighs on
@@ -179,19 +178,40 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
 }
 
 /// Runs every implementation's check on a fresh set-up; fails listing each
-/// implementation whose result is wrong.
+/// implementation whose result is wrong, or differs from ecs's: every value
+/// a check reads back must have the same bits as ecs's (`expect::take_digest`).
 fn check(workloads: &[Workload]) -> Result<(), Box<dyn Error>> {
     let mut failures = Vec::new();
     for &w in workloads {
+        let mut ecs_digest = None;
+        let mut digests = Vec::new();
         for lib in Lib::ALL {
             let Some(mut bench) = libs::make(w, lib) else { continue };
             if let Err(e) = bench.check() {
                 failures.push(format!("{} / {}: {e}", w.name(), lib.name()));
             }
+            let digest = expect::take_digest();
+            if lib == Lib::Ecs {
+                ecs_digest = Some(digest.clone());
+            }
+            digests.push((lib.name().to_string(), digest));
         }
         for (how, mut bench) in libs::ecs_variants(w) {
             if let Err(e) = bench.check() {
                 failures.push(format!("{} / ecs, {how}: {e}", w.name()));
+            }
+            digests.push((format!("ecs, {how}"), expect::take_digest()));
+        }
+        let Some(ecs_digest) = ecs_digest else { continue };
+        for (name, digest) in digests {
+            if digest != ecs_digest {
+                let at = digest.iter().zip(&ecs_digest).position(|(a, b)| a != b);
+                failures.push(format!(
+                    "{} / {name}: read back other values than ecs ({} values against {}, first difference at {at:?})",
+                    w.name(),
+                    digest.len(),
+                    ecs_digest.len()
+                ));
             }
         }
     }

@@ -171,22 +171,34 @@ impl AddRemove {
         }
     }
 
-    fn with_b(&self) -> usize {
-        self.b.iter().filter(|b| b.is_some()).count()
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&self) -> usize {
+        let (mut seen, mut sum) = (0, 0.0);
+        for (a, b) in self.a.iter().zip(&self.b) {
+            if let Some(b) = b {
+                seen += 1;
+                sum += read_ab(a, b);
+            }
+        }
+        black_box(sum);
+        seen
     }
 }
 
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = self.with_b();
+        let added = self.system();
         self.remove();
-        expect::add_remove(self.a.len(), added, self.with_b())
+        expect::add_remove(self.a.len(), added, self.system())
     }
 }
 
@@ -257,5 +269,5 @@ impl Bench for Schedule {
 
 pub const NOTES: &str = "plain `Vec`s: four reserved columns filled by `push` (simple_insert), a `zip` over the \
 Position and Velocity columns (simple_iter), 26 `Data` columns (frag_iter), rayon `par_iter_mut` over the matrix and \
-position columns (heavy_compute), a `Vec<Option<B>>` set and cleared (add_remove), the three swap loops in sequence \
+position columns (heavy_compute), a `Vec<Option<B>>` set and cleared, the system reading `A` and `B` testing each `Option` (add_remove), the three swap loops in sequence \
 over per-group columns (schedule).";

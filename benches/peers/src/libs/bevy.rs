@@ -145,13 +145,19 @@ impl Bench for HeavyCompute {
 struct AddRemove {
     world: World,
     entities: Vec<Entity>,
+    system: QueryState<(&'static A, &'static B)>,
 }
 
 impl AddRemove {
     fn new() -> Self {
         let mut world = World::new();
         let entities = world.spawn_batch((0..N).map(|_| A(0.0))).collect();
-        AddRemove { world, entities }
+        let system = world.query();
+        AddRemove {
+            world,
+            entities,
+            system,
+        }
     }
 
     fn add(&mut self) {
@@ -164,6 +170,18 @@ impl AddRemove {
         }
     }
 
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&mut self) -> usize {
+        let (mut seen, mut sum) = (0, 0.0);
+        for (a, b) in self.system.iter(&self.world) {
+            seen += 1;
+            sum += read_ab(a, b);
+        }
+        black_box(sum);
+        seen
+    }
+
     fn count<T: Component>(&mut self) -> usize {
         self.world.query::<&T>().iter(&self.world).count()
     }
@@ -172,14 +190,17 @@ impl AddRemove {
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = self.count::<B>();
+        let added = self.system();
         self.remove();
-        expect::add_remove(self.count::<A>(), added, self.count::<B>())
+        let left = self.system();
+        expect::add_remove(self.count::<A>(), added, left)
     }
 }
 

@@ -142,13 +142,18 @@ impl Bench for HeavyCompute {
 struct AddRemove {
     world: World,
     entities: Vec<Entity>,
+    system: PreparedQuery<(&'static A, &'static B)>,
 }
 
 impl AddRemove {
     fn new() -> Self {
         let mut world = World::new();
         let entities = world.spawn_batch((0..N).map(|_| (A(0.0),))).collect();
-        AddRemove { world, entities }
+        AddRemove {
+            world,
+            entities,
+            system: PreparedQuery::new(),
+        }
     }
 
     fn add(&mut self) {
@@ -162,19 +167,33 @@ impl AddRemove {
             self.world.remove_one::<B>(e).expect("has B");
         }
     }
+
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&mut self) -> usize {
+        let (mut seen, mut sum) = (0, 0.0);
+        for (a, b) in self.system.query_mut(&mut self.world) {
+            seen += 1;
+            sum += read_ab(a, b);
+        }
+        black_box(sum);
+        seen
+    }
 }
 
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = self.world.query_mut::<&B>().into_iter().count();
+        let added = self.system();
         self.remove();
-        let left = self.world.query_mut::<&B>().into_iter().count();
+        let left = self.system();
         expect::add_remove(self.world.query_mut::<&A>().into_iter().count(), added, left)
     }
 }

@@ -149,13 +149,18 @@ impl Bench for HeavyCompute {
 struct AddRemove {
     world: World,
     entities: Vec<Entity>,
+    system: Query<(Read<A>, Read<B>)>,
 }
 
 impl AddRemove {
     fn new() -> Self {
         let mut world = World::default();
         let entities = world.extend((0..N).map(|_| (A(0.0),))).to_vec();
-        AddRemove { world, entities }
+        AddRemove {
+            world,
+            entities,
+            system: <(Read<A>, Read<B>)>::query(),
+        }
     }
 
     fn add(&mut self) {
@@ -169,19 +174,33 @@ impl AddRemove {
             self.world.entry(e).expect("alive").remove_component::<B>();
         }
     }
+
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&mut self) -> usize {
+        let (mut seen, mut sum) = (0, 0.0);
+        self.system.for_each(&self.world, |(a, b)| {
+            seen += 1;
+            sum += read_ab(a, b);
+        });
+        black_box(sum);
+        seen
+    }
 }
 
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = <&B>::query().iter(&self.world).count();
+        let added = self.system();
         self.remove();
-        let left = <&B>::query().iter(&self.world).count();
+        let left = self.system();
         expect::add_remove(<&A>::query().iter(&self.world).count(), added, left)
     }
 }

@@ -1,7 +1,9 @@
-//! The implementations: the baseline, ecs, and the peers, each a module
+//! The implementations: the plain baseline, the best-effort hand-written
+//! version, ecs, and the peers, each a module
 //! with a `make` function that sets a workload up.
 
 mod baseline;
+mod best;
 mod bevy;
 mod ecs;
 mod gecs;
@@ -18,6 +20,7 @@ use crate::workload::{Lib, Workload};
 pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
     match lib {
         Lib::Baseline => Some(baseline::make(w)),
+        Lib::Best => Some(best::make(w)),
         Lib::Ecs => Some(ecs::make(w)),
         Lib::Bevy => Some(bevy::make(w)),
         Lib::Hecs => Some(hecs::make(w)),
@@ -38,6 +41,7 @@ pub fn ecs_variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
 pub fn notes(lib: Lib) -> &'static str {
     match lib {
         Lib::Baseline => baseline::NOTES,
+        Lib::Best => best::NOTES,
         Lib::Ecs => ecs::NOTES,
         Lib::Bevy => bevy::NOTES,
         Lib::Hecs => hecs::NOTES,

@@ -159,19 +159,35 @@ impl AddRemove {
             }
         });
     }
+
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&mut self) -> usize {
+        self.world.run(|a: View<A>, b: View<B>| {
+            let (mut seen, mut sum) = (0, 0.0);
+            (&a, &b).iter().for_each(|(a, b)| {
+                seen += 1;
+                sum += read_ab(a, b);
+            });
+            black_box(sum);
+            seen
+        })
+    }
 }
 
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = self.world.run(|b: View<B>| b.iter().count());
+        let added = self.system();
         self.remove();
-        let left = self.world.run(|b: View<B>| b.iter().count());
+        let left = self.system();
         let with_a = self.world.run(|a: View<A>| a.iter().count());
         expect::add_remove(with_a, added, left)
     }

@@ -218,6 +218,19 @@ impl AddRemove {
         }
     }
 
+    /// The system reading `A` and `B`, run after each change: how many
+    /// entities it saw.
+    fn system(&mut self) -> usize {
+        let (mut seen, mut sum) = (0, 0.0);
+        let (a, b) = (self.world.read_storage::<A>(), self.world.read_storage::<B>());
+        for (a, b) in (&a, &b).join() {
+            seen += 1;
+            sum += read_ab(a, b);
+        }
+        black_box(sum);
+        seen
+    }
+
     fn count<T: Component>(&self) -> usize {
         self.world.read_storage::<T>().join().count()
     }
@@ -226,14 +239,17 @@ impl AddRemove {
 impl Bench for AddRemove {
     fn run(&mut self) {
         self.add();
+        black_box(self.system());
         self.remove();
+        black_box(self.system());
     }
 
     fn check(&mut self) -> Check {
         self.add();
-        let added = self.count::<B>();
+        let added = self.system();
         self.remove();
-        expect::add_remove(self.count::<A>(), added, self.count::<B>())
+        let left = self.system();
+        expect::add_remove(self.count::<A>(), added, left)
     }
 }
 
