@@ -1,6 +1,7 @@
 //! The data proxy: what a system's subtask may do.
 
 use crate::access::{CanRead, CanReadShared, CanWrite, DependsOn};
+use crate::bitset::ComponentSet;
 use crate::block::BLOCK;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
@@ -412,7 +413,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         S: CanReadShared<Cx, C>,
     {
         // Sound: `S` does not write `C` and no concurrent system writes it.
-        C::column(self.cx.storages()).get(id)
+        // The entity's bits decide, as everywhere: a value no entity claims
+        // (left by a spawn whose storage panicked) is not the id's.
+        self.holds::<C>(id)
+            .then(|| C::column(self.cx.storages()).get(id))
+            .flatten()
     }
 
     /// Whether the entity holds component `C` (a component the system may
@@ -422,7 +427,15 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     where
         S: CanReadShared<Cx, C>,
     {
-        C::column(self.cx.storages()).contains(id)
+        self.holds::<C>(id)
+    }
+
+    /// Whether the id's bits record component `C` (false for an id no
+    /// entity holds).
+    #[inline]
+    fn holds<C: Component<Cx>>(&self, id: EntityId) -> bool {
+        let bits = self.cx.entities().all_bits().get(id.index());
+        bits.is_some_and(|b| b.contains(C::INDEX))
     }
 
     /// The handle of the live entity with this id.
