@@ -447,3 +447,6 @@ impl<'w, Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> Iterator for QueryIter<'w
         (self.run.len(), Some(self.run.len() + rest))
     }
 }
+
+// Once the runs are exhausted, `next` keeps returning `None`.
+impl<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> core::iter::FusedIterator for QueryIter<'_, Cx, Q> {}
