@@ -6,8 +6,8 @@ extern crate self as ecs;
 pub use ecs_core::{
     storage, Adapters, Bits16, Bits32, Bits8, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component,
     ComponentSet, Components, Context, ContextDecl, ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity,
-    EntityId, EntityLimit, NoSuchEntity, Parallelism, Query, RefreshEvents, Roots, Settings, SharedQuery, SlotCore,
-    SparseSet, Spawned, Step, System, SystemInfo, SystemOf, SystemSlot, View,
+    EntityId, EntityLimit, Exclusive, NoSuchEntity, Parallelism, Query, QueryIter, RefreshEvents, Roots, Settings,
+    SharedQuery, SlotCore, SparseSet, Spawned, Step, System, SystemInfo, SystemOf, SystemSlot, View,
 };
 pub use ecs_macros::declare_context;
 

@@ -13,15 +13,21 @@ use crate::decl::{ContextDecl, SystemOf};
 
 /// System `Self` may read component `C` of the entities it processes.
 ///
+/// Also implemented, for every component, by [`Exclusive`](crate::Exclusive),
+/// the marker of the step proxy's queries, which is not a system; nothing
+/// relies on this trait for a type that is not a system (a [`Data`](crate::Data)
+/// proxy needs [`SystemOf`]), so it does not require one.
+///
 /// # Safety
-/// `C` is in the system's `read` or `write` list (so every entity it
-/// processes has `C`), and no system that can run at the same time writes `C`.
+/// When `Self` is a system: `C` is in the system's `read` or `write` list (so
+/// every entity it processes has `C`), and no system that can run at the same
+/// time writes `C`.
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` does not declare access to component `{C}`",
     label = "`{C}` is in neither `read` nor `write` of `{Self}`",
     note = "add `{C}` to the `read` list of system `{Self}` in `declare_context!` (or to `write` to also modify it)"
 )]
-pub unsafe trait CanRead<Cx: ContextDecl, C>: SystemOf<Cx> {}
+pub unsafe trait CanRead<Cx: ContextDecl, C> {}
 
 /// System `Self` may modify component `C` of the entities it processes.
 ///

@@ -54,6 +54,7 @@ pub use events::RefreshEvents;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
+pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;

@@ -8,7 +8,7 @@
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::block::{Place, Staged};
-use crate::decl::{Component, ContextDecl, SystemOf};
+use crate::decl::{Component, ContextDecl};
 use crate::entity::EntityId;
 use crate::storage::Column;
 
@@ -85,6 +85,12 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
 ///
 /// # Safety
 /// Every access in `ACCESS` is shared, to a component `S` does not write.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a read-only query",
+    label = "a query that writes, where only reading is allowed",
+    note = "a read-only query is `&Component`, `EntityId`, or a tuple of those",
+    note = "on the step proxy, `query_mut`, `query_one_mut` and `for_each` run queries that write"
+)]
 pub unsafe trait SharedQuery<Cx: ContextDecl, S>: Query<Cx, S> {}
 
 // SAFETY: borrows only `C` of `id`, shared.
@@ -155,8 +161,9 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
     }
 }
 
-// SAFETY: borrows nothing.
-unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Query<Cx, S> for EntityId {
+// SAFETY: borrows nothing. (For any `S`: systems, and the step proxy's
+// `Exclusive`.)
+unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for EntityId {
     type Item<'i> = EntityId;
     type Fetch = ();
     const ACCESS: &'static [Access] = &[None];
@@ -180,7 +187,7 @@ unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Query<Cx, S> for EntityId {
 }
 
 // SAFETY: borrows nothing.
-unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> SharedQuery<Cx, S> for EntityId {}
+unsafe impl<Cx: ContextDecl, S> SharedQuery<Cx, S> for EntityId {}
 
 macro_rules! tuple_query {
     ($($Q:ident),+) => {

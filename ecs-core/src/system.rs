@@ -16,12 +16,44 @@ use parking_lot::Mutex;
 /// system's parallelism strategy splits it), then [`after`](System::after)
 /// once with every subtask's output — ECST's detailed execution adapter.
 ///
-/// ```ignore
-/// impl ecs::System<Particles, f32> for Accelerate {
-///     fn process(&self, data: &mut ecs::Data<'_, Particles, Self>, dt: &f32) {
-///         data.for_each::<(&mut Velocity, &Acceleration)>(|(v, a)| v.0 += a.0 * *dt);
+/// ```
+/// use ecs::{Data, System};
+///
+/// pub struct Velocity(pub f32);
+/// pub struct Acceleration(pub f32);
+///
+/// /// Counts the entities it accelerated, over every run.
+/// #[derive(Default)]
+/// pub struct Accelerate {
+///     pub total: usize,
+/// }
+///
+/// ecs::declare_context! {
+///     pub context Particles {
+///         components { Velocity, Acceleration: contiguous; }
+///         systems {
+///             accelerate: Accelerate { read: [Acceleration], write: [Velocity], output: usize }
+///         }
 ///     }
 /// }
+///
+/// impl System<Particles, f32> for Accelerate {
+///     fn process(&self, data: &mut Data<'_, Particles, Self>, dt: &f32) {
+///         data.for_each::<(&mut Velocity, &Acceleration)>(|(v, a)| v.0 += a.0 * *dt);
+///         let n = data.entity_count();
+///         *data.output() += n;
+///     }
+///
+///     fn after(&mut self, counts: &mut [usize], _: &f32) {
+///         self.total += counts.iter().sum::<usize>();
+///     }
+/// }
+///
+/// let mut particles = Particles::new();
+/// let e = particles.step(|p| p.spawn((Velocity(0.0), Acceleration(2.0))).unwrap());
+/// particles.step(|p| p.run_all(&0.5));
+/// particles.step(|p| assert_eq!(p.get::<Velocity>(e).map(|v| v.0), Some(1.0)));
+/// assert_eq!(particles.system::<Accelerate>().total, 1);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` cannot run with arguments of type `{A}`",
@@ -46,10 +78,32 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// starts from fresh outputs. Override it to keep their memory when the
     /// outputs are large buffers, so that a step allocates nothing:
     ///
-    /// ```ignore
-    /// fn reset_output(vertices: &mut Vec<Vertex>) {
-    ///     vertices.clear(); // keeps the capacity of the last run
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # #[derive(Clone, Copy)] pub struct Position(pub f32);
+    /// # #[derive(Default)] pub struct Draw;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position], output: Vec<f32> } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Draw {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let mut vertices = Vec::new();
+    ///         data.for_each::<&Position>(|p| vertices.push(p.0));
+    ///         data.output().extend(vertices);
+    ///     }
+    ///
+    ///     fn reset_output(vertices: &mut Vec<f32>) {
+    ///         vertices.clear(); // keeps the capacity of the last run
+    ///     }
     /// }
+    /// # let mut world = World::new();
+    /// # world.step(|p| p.spawn((Position(1.0),)).map(drop).unwrap());
+    /// # world.step(|p| p.run_all(&()));
+    /// # world.step(|p| p.run_all(&()));
+    /// # assert_eq!(world.outputs::<Draw>().concat(), [1.0]);
     /// ```
     #[inline]
     fn reset_output(output: &mut Self::Output) {

@@ -35,10 +35,17 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// writes runs of entities that lack `C` straight into their slots.
     /// Systems see the change from the next time they run.
     ///
-    /// ```ignore
-    /// // (`ecs-core` cannot run `declare_context!`; tests/bulk.rs runs this.)
+    /// ```
+    /// # pub struct Health(pub f32);
+    /// # pub struct Regenerating { pub per_second: f32 }
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Health: contiguous; Regenerating: sparse_set; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// # world.step(|p| { p.spawn((Health(1.0),)).unwrap(); p.create().unwrap(); });
     /// // Every entity holding `Health` starts regenerating.
     /// let n = world.step(|p| p.add_to_all::<(Health,), _>(|_| Regenerating { per_second: 2.0 }));
+    /// assert_eq!(n, 1);
     /// ```
     ///
     /// # Panics

@@ -18,7 +18,8 @@ use core::ops::{Deref, DerefMut, Range};
 /// its ancestors' state and outputs.
 ///
 /// A `View` is handed to the closure of [`Data::for_entities`] beside each
-/// entity's item, and is what a [`Data`] dereferences to.
+/// entity's item, and is what a [`Data`] dereferences to. [`Data`]'s
+/// documentation lays out which accessor reaches what, on every proxy.
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     cx: &'a Context<Cx>,
     set: &'a SparseSet,
@@ -35,6 +36,21 @@ pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
 
 /// The data proxy of one subtask of system `S`: its entities, and through
 /// [`View`] (which it dereferences to) everything else the system may touch.
+///
+/// # Which accessor when
+///
+/// | where | to reach | call | rules |
+/// | --- | --- | --- | --- |
+/// | step closure, deferred function ([`Step`](crate::Step), [`Defer`]) | one component of an entity, by handle | `p.get::<C>(e)`, `get_mut`, `component` | any component; `None` (or a panic, for `component`) when dead or lacking `C` |
+/// | step closure, deferred function | several components of an entity, by handle | `p.query_one::<(&A, &B)>(e)`, `query_one_mut` | any components; `None` when dead or lacking one |
+/// | step closure, deferred function | every live entity holding some components | `p.for_each::<(&mut A, &B)>(..)` (fastest), `p.query::<Q>()` (read-only, yields handles), `query_mut` | any components; entities killed this step are skipped |
+/// | system ([`Data`]) | its own subtask's entities, iterated | `data.for_each::<Q>(..)`, `for_entities` | the system's declared components; `&mut` for its `write` list |
+/// | system | one of its own subtask's entities, by id | `data.read::<C>(id)`, `data.write::<C>(id)`, `query_many::<Q, N>(ids)` | declared components; `None` for other entities |
+/// | system ([`View`], also through `Data`) | any entity, by id | `view.get::<C>(id)`, `has` | components the system reads and does not write |
+/// | system | an entity the system processes, by id (a neighbour) | `view.lookup::<Q>(id)`, `for_all_entities`, `for_other_entities` | read-only queries of components the system does not write; `None` for entities the system does not process |
+///
+/// Handles ([`Entity`]) stay valid across steps; ids ([`EntityId`]) only
+/// until the next refresh, and systems see ids only.
 pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     view: View<'a, Cx, S>,
 }

@@ -12,8 +12,10 @@ pub(crate) mod data;
 pub(crate) mod defer;
 pub(crate) mod spawn;
 pub(crate) mod step;
+pub(crate) mod world_query;
 
 pub use data::{Data, View};
 pub use defer::Defer;
 pub use spawn::{Bundle, Components, Spawned};
 pub use step::Step;
+pub use world_query::{Exclusive, QueryIter};

@@ -291,31 +291,43 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// iterator that owns them (no allocation when no freed slot is reused);
     /// drop it if they are not needed.
     ///
-    /// ```ignore
-    /// // (`ecs-core` cannot run `declare_context!`; tests/spawn.rs runs this.)
+    /// Any iterator will do. One that knows its length, by an exact
+    /// [`size_hint`](Iterator::size_hint) (ranges of any integer type,
+    /// `map` over them, slices, `Vec`s, arrays, `zip`s of those), is
+    /// written straight into the columns; one that does not (`filter`,
+    /// `chain` of unbounded iterators, ...) is first collected into a `Vec`,
+    /// since room for all of them must be known before any is created.
+    ///
+    /// ```
+    /// # #[derive(Debug, PartialEq, Clone, Copy)] pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
     /// ecs::declare_context! {
     ///     pub context World {
     ///         settings { entities: fixed(1000), threads: 1 }
     ///         components { Position, Velocity: contiguous; }
+    ///         systems {}
     ///     }
     /// }
     ///
     /// let mut world = World::new();
+    /// let n: u64 = 900;
     /// let made: Vec<ecs::Entity> = world.step(|p| {
-    ///     p.spawn_batch((0..1000).map(|i| (Position(i as f32), Velocity(1.0))))
-    ///         .expect("room for 1000")
+    ///     p.spawn_batch((0..n).map(|i| (Position(i as f32), Velocity(1.0))))
+    ///         .expect("room for 900")
     ///         .collect()
     /// });
+    /// assert_eq!(world.step(|p| *p.component::<Position>(made[7])), Position(7.0));
+    /// // Of unknown length: collected first, then created.
+    /// world.step(|p| p.spawn_batch((0..200).filter(|i| i % 2 == 0).map(|_| (Position(0.0),))).unwrap());
     /// assert_eq!(world.len(), 1000);
     /// // Full: the next batch creates nothing.
     /// assert!(world.step(|p| p.spawn_batch([(Position(0.0),)]).is_err()));
-    /// assert_eq!(world.step(|p| *p.component::<Position>(made[7])), Position(7.0));
+    /// assert_eq!(world.len(), 1000);
     /// ```
     ///
     /// # Errors
     /// [`ContextFull`] when the context has room for fewer entities than
-    /// `bundles` reports (`ExactSizeIterator::len`); nothing changes and the
-    /// bundles are dropped.
+    /// `bundles` holds; nothing changes and the bundles are dropped.
     ///
     /// # Panics
     /// A panic of the iterator reaches the caller. No entity is made, and
@@ -325,11 +337,26 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     where
         B: Bundle<Cx>,
         I: IntoIterator<Item = B>,
-        I::IntoIter: ExactSizeIterator,
     {
-        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let bundles = bundles.into_iter();
-        let n = bundles.len();
+        match bundles.size_hint() {
+            (low, Some(high)) if low == high => self.spawn_counted(bundles, low),
+            _ => {
+                let bundles: Vec<B> = bundles.collect();
+                let n = bundles.len();
+                self.spawn_counted(bundles.into_iter(), n)
+            }
+        }
+    }
+
+    /// [`spawn_batch`](Self::spawn_batch) of `n` bundles (so the iterator
+    /// says; a safe promise, which an iterator may break).
+    fn spawn_counted<B: Bundle<Cx>>(
+        &mut self,
+        bundles: impl Iterator<Item = B>,
+        n: usize,
+    ) -> Result<Spawned, ContextFull> {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let cx = &mut *self.cx;
         if cx.entities.room() < n {
             return Err(cx.full());
@@ -339,7 +366,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         // The new entities take the next ids, in one run: values straight
         // into their columns, then every entity recorded at once.
         let start = cx.entities.id_bound();
-        // `len` is a safe promise: bound the run by the room left, whatever
+        // `n` is a safe promise: bound the run by the room left, whatever
         // the iterator does (it cannot exceed it if it keeps its promise).
         let count = n.min(cx.entities.room());
         let stored = B::store_fresh(&mut cx.storages, start..start + count, bundles.take(count));

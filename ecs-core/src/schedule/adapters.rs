@@ -9,17 +9,50 @@ use core::marker::PhantomData;
 
 /// Closures to run systems with, for [`Step::run_adapted`](crate::Step::run_adapted).
 ///
-/// ```ignore
-/// let dt = 0.04;
-/// p.run_adapted(
-///     &ecs::Adapters::new()
-///         .system::<Accelerate>(move |s, data| s.integrate(data, dt))
-///         .detailed::<Partition>(
-///             |grid| grid.clear(),
-///             |grid, data| grid.collect(data),
-///             |grid, outputs| grid.fill(outputs),
-///         ),
-/// );
+/// ```
+/// # use ecs::Data;
+/// # pub struct Velocity(pub f32);
+/// # pub struct Acceleration(pub f32);
+/// #[derive(Default)]
+/// pub struct Accelerate;
+/// #[derive(Default)]
+/// pub struct Count {
+///     pub total: usize,
+/// }
+/// # ecs::declare_context! {
+/// #     pub context Particles {
+/// #         components { Velocity, Acceleration: contiguous; }
+/// #         systems {
+/// #             accelerate: Accelerate { read: [Acceleration], write: [Velocity] }
+/// #             count: Count { read: [Velocity], after: [accelerate], output: usize }
+/// #         }
+/// #     }
+/// # }
+/// impl Accelerate {
+///     fn integrate(&self, data: &mut Data<'_, Particles, Self>, dt: f32) {
+///         data.for_each::<(&mut Velocity, &Acceleration)>(|(v, a)| v.0 += a.0 * dt);
+///     }
+/// }
+///
+/// let mut particles = Particles::new();
+/// particles.step(|p| p.spawn((Velocity(0.0), Acceleration(1.0))).map(drop).unwrap());
+/// let dt = 0.5;
+/// particles.step(|p| {
+///     p.run_adapted(
+///         &ecs::Adapters::new()
+///             // No `impl System` needed: the closures are the code.
+///             .system::<Accelerate>(move |s, data| s.integrate(data, dt))
+///             .detailed::<Count>(
+///                 |count| count.total = 0,
+///                 |_, data| {
+///                     let n = data.entity_count();
+///                     *data.output() = n;
+///                 },
+///                 |count, outputs| count.total = outputs.iter().sum(),
+///             ),
+///     );
+/// });
+/// assert_eq!(particles.system::<Count>().total, 1);
 /// ```
 ///
 /// A system given no code does not run. To give several systems the same
