@@ -325,7 +325,7 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     fn sort_free(&mut self) {
         if self.free_unsorted {
-            self.free.sort_by(|a, b| b.cmp(a));
+            sort_descending(&mut self.free);
             self.free_unsorted = false;
         }
     }
@@ -621,7 +621,7 @@ impl<B: ComponentSet> Entities<B> {
     /// dead from the back.
     pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
         let mut holes = core::mem::take(&mut self.holes);
-        holes.sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending_unstable(&mut holes);
         for &hole in &holes {
             // Every hole above this one is gone, so the last id holds an
             // entity (or is this hole).
@@ -688,6 +688,21 @@ impl<B: ComponentSet> Entities<B> {
         let meta = &mut self.meta[slot as usize];
         meta.tag = generation | (meta.tag & DYING);
     }
+}
+
+/// Sorts slots or ids in descending order, stably (merging the sorted runs
+/// the free list holds). Out of line and not generic, unlike the
+/// `Entities<B>` calling it, so that the sort is compiled once, in this
+/// crate, rather than in every crate that declares a context.
+#[inline(never)]
+fn sort_descending(v: &mut [u32]) {
+    v.sort_by(|a, b| b.cmp(a));
+}
+
+/// [`sort_descending`], not stable (equal values are indistinguishable).
+#[inline(never)]
+fn sort_descending_unstable(v: &mut [u32]) {
+    v.sort_unstable_by(|a, b| b.cmp(a));
 }
 
 #[cfg(test)]
