@@ -10,6 +10,7 @@ use crate::query::{is_valid, Query, SharedQuery};
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::system::Pending;
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
 /// What a subtask of system `S` may do besides iterating its own entities:
@@ -91,6 +92,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// twice with one borrow mutable.
     #[inline]
     pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
         if Q::BLOCKS {
             self.walk::<Q, true>(f);
@@ -118,6 +120,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// value of the block back before it unwinds further.
     #[inline]
     pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         self.walk::<Q, true>(f);
     }
 
@@ -131,6 +134,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// As [`for_entities`](Self::for_entities).
     #[inline]
     pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         self.walk::<Q, false>(f);
     }
 
@@ -140,14 +144,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// `BLOCKS` is a constant rather than an argument so that a walk one
     /// entity at a time (most queries) compiles no block code at all: the
     /// block loop and the staging it needs are most of a walk's code.
+    ///
+    /// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
+    /// walk: both walks' constants would be evaluated, giving two errors for
+    /// one mistake).
     #[inline(always)]
     fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
-        const {
-            assert!(
-                is_valid(Q::ACCESS),
-                "a query may not borrow the same component twice when one borrow is mutable"
-            )
-        };
+        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut self.view;
         let all = view.all;
         let ids = &all[view.range.clone()];
@@ -278,6 +281,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// or not as that one decides).
     #[inline]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         let f = move |_: &mut View<'a, Cx, S>, item: Q::Item<'_>| f(item);
         // As in `for_entities`: only the walk taken is compiled.
         if Q::BLOCKS {
@@ -292,6 +296,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// `for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>`.
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         self.walk::<Q, true>(|_, item| f(item));
     }
 
@@ -299,8 +304,23 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// view: for closures that mostly branch.
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        let () = ValidQuery::<Cx, S, Q>::OK;
         self.walk::<Q, false>(|_, item| f(item));
     }
+}
+
+/// Whether query `Q` of system `S` may hand out its items.
+struct ValidQuery<Cx, S, Q>(PhantomData<(Cx, S, Q)>);
+
+impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
+    /// Fails to compile (constant evaluation) when `Q` borrows one component
+    /// twice with one borrow mutable: what makes handing out its items
+    /// sound. A constant, not a function, so that checking it compiles no
+    /// code.
+    const OK: () = assert!(
+        is_valid(Q::ACCESS),
+        "a query may not borrow the same component twice when one borrow is mutable"
+    );
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
