@@ -9,7 +9,7 @@ use crate::proxy::{Data, Defer, Step};
 use crate::schedule::Team;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
-use crate::system::{Pending, System};
+use crate::system::{Pending, SlotCore, System};
 
 /// The runtime of a context declared with `declare_context!`.
 ///
@@ -400,19 +400,11 @@ impl<Cx: ContextDecl> Context<Cx> {
         } else {
             1
         };
-        // Last run's outputs, one per subtask, so that `reset` may keep
-        // their memory.
-        outputs.truncate(subtasks);
-        outputs.resize_with(subtasks, S::Output::default);
-        // Each subtask records changes for the refresh in a queue of its
-        // own, kept from run to run (empty, with its memory) so that
-        // deferring allocates nothing once the queues have grown.
-        scratch.truncate(subtasks);
-        scratch.resize_with(subtasks, Pending::default);
-        // A panicking run's changes are dropped, not applied later.
-        let scratch = DropPendingOnUnwind(scratch);
         let shared: &S = state;
-        let subtask = |i: usize, output: &mut S::Output, pending: &mut Pending<Cx>| {
+        // Only what depends on `S` is generic over it; the rest of a run
+        // (outputs, queues, threads) is `run_subtasks`, one copy per output
+        // type, so that each system adds little code to compile.
+        self.run_subtasks(&slot.core, subtasks, outputs, scratch, &|i, output, pending| {
             reset(output);
             // SAFETY: `set` holds the system's subscribers (perhaps in the
             // set it shares with systems matching the same ids:
@@ -420,12 +412,41 @@ impl<Cx: ContextDecl> Context<Cx> {
             // matched before any system ran (`run_selected`), so each holds
             // the system's signature; nothing changes components while
             // systems run (that needs `&mut self`).
-            // Subtask `i` of `subtasks` gets its own disjoint range. The
+            // Subtask `i` of `subtasks` gets its own disjoint range
+            // (`run_subtasks` calls this once per subtask index). The
             // scheduler runs only systems the declaration proves compatible
             // at the same time (`ContextDecl`'s contract).
             let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
             process(shared, &mut data);
-        };
+        });
+        after(state, outputs);
+    }
+
+    /// The part of a run that does not depend on the system: calls
+    /// `subtask(i, output, pending)` once for each `i < subtasks` (in
+    /// parallel on the team when there are several), on the outputs of the
+    /// last run (one per subtask) and the subtasks' queues, then hands what
+    /// they queued to `core` for the next refresh.
+    #[inline(never)]
+    fn run_subtasks<O: Default + Send>(
+        &self,
+        core: &SlotCore<Cx>,
+        subtasks: usize,
+        outputs: &mut Vec<O>,
+        scratch: &mut Vec<Pending<Cx>>,
+        subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
+    ) {
+        // Last run's outputs, one per subtask, so that `reset` may keep
+        // their memory.
+        outputs.truncate(subtasks);
+        outputs.resize_with(subtasks, O::default);
+        // Each subtask records changes for the refresh in a queue of its
+        // own, kept from run to run (empty, with its memory) so that
+        // deferring allocates nothing once the queues have grown.
+        scratch.truncate(subtasks);
+        scratch.resize_with(subtasks, Pending::default);
+        // A panicking run's changes are dropped, not applied later.
+        let scratch = DropPendingOnUnwind(scratch);
         match &self.team {
             Some(team) if subtasks > 1 => {
                 // Each subtask works on its output and pending changes on its
@@ -453,26 +474,12 @@ impl<Cx: ContextDecl> Context<Cx> {
                 }
             }
         }
-        self.gather::<S>(scratch.0);
+        // Hands the kills and deferred functions the run recorded to the
+        // system's slot, for the next refresh, in subtask order.
+        if scratch.0.iter().any(|p| !p.is_empty()) {
+            gather(core, scratch.0);
+        }
         core::mem::forget(scratch);
-        after(state, outputs);
-    }
-
-    /// Hands the kills and deferred functions a run of `S` recorded to its
-    /// slot, for the next refresh, in subtask order.
-    #[inline]
-    fn gather<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
-        if pending.iter().any(|p| !p.is_empty()) {
-            self.gather_some::<S>(pending);
-        }
-    }
-
-    #[cold]
-    fn gather_some<S: SystemOf<Cx>>(&self, pending: &mut [Pending<Cx>]) {
-        let mut gathered = S::slot(&self.systems).core.pending.lock();
-        for p in pending {
-            gathered.append(p);
-        }
     }
 
     /// Deferred functions, kills, reclamation, matching; then event handlers.
@@ -547,6 +554,15 @@ impl<Cx: ContextDecl> Context<Cx> {
         for e in fired {
             events.fire(e);
         }
+    }
+}
+
+/// Appends the subtasks' queues to the system's, in subtask order.
+#[cold]
+fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
+    let mut gathered = core.pending.lock();
+    for p in pending {
+        gathered.append(p);
     }
 }
 

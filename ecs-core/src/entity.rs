@@ -288,20 +288,34 @@ impl<B: ComponentSet> Entities<B> {
     /// the stable sort, which merges runs, costs little more than a pass.
     #[inline]
     pub(crate) fn create_with(&mut self, bits: &B, store: impl FnOnce(EntityId)) -> Option<Entity> {
-        self.sort_free();
-        let reuse = self.free.last().copied();
-        let slot = match reuse {
-            Some(slot) => slot,
-            None if self.meta.len() < self.id_limit() => self.meta.len() as u32,
-            None => return None,
-        };
-        // Fewer ids are in use than slots handed out, below `id_limit`.
-        let index = self.slot_of.len() as u32;
+        // Only `store` differs from one bundle to another: the rest is in
+        // `next_index` and `record_created`, compiled once per context
+        // rather than once per bundle type.
+        let index = self.next_index()?;
         // One call site, so that `store` is inlined.
         store(EntityId(index));
-        let e = if reuse.is_some() {
+        Some(self.record_created(index, bits))
+    }
+
+    /// The id the next entity created takes, if there is room for one.
+    #[inline]
+    fn next_index(&mut self) -> Option<u32> {
+        self.sort_free();
+        if self.free.is_empty() && self.meta.len() >= self.id_limit() {
+            return None;
+        }
+        // Fewer ids are in use than slots handed out, below `id_limit`.
+        Some(self.slot_of.len() as u32)
+    }
+
+    /// Records a new entity with id `index` (from `next_index`, the free
+    /// list unchanged since) holding `bits`: the lowest free slot, or a
+    /// fresh one.
+    fn record_created(&mut self, index: u32, bits: &B) -> Entity {
+        let e = if !self.free.is_empty() {
             self.reuse_free_slot(index, bits)
         } else {
+            let slot = self.meta.len() as u32;
             self.meta.push(Meta::alive(0, index, false));
             self.slot_of.push(slot);
             self.bits.push(*bits);
@@ -309,7 +323,7 @@ impl<B: ComponentSet> Entities<B> {
             Entity { slot, generation: 0 }
         };
         self.alive += 1;
-        Some(e)
+        e
     }
 
     /// Sorts the free list (descending, so the lowest slot is popped first)
@@ -317,7 +331,7 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     fn sort_free(&mut self) {
         if self.free_unsorted {
-            self.free.sort_by(|a, b| b.cmp(a));
+            sort_descending(&mut self.free);
             self.free_unsorted = false;
         }
     }
@@ -622,7 +636,7 @@ impl<B: ComponentSet> Entities<B> {
     /// dead from the back.
     pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
         let mut holes = core::mem::take(&mut self.holes);
-        holes.sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending_unstable(&mut holes);
         for &hole in &holes {
             // Every hole above this one is gone, so the last id holds an
             // entity (or is this hole).
@@ -690,6 +704,21 @@ impl<B: ComponentSet> Entities<B> {
         let meta = &mut self.meta[slot as usize];
         meta.tag = generation | (meta.tag & DYING);
     }
+}
+
+/// Sorts slots or ids in descending order, stably (merging the sorted runs
+/// the free list holds). Out of line and not generic, unlike the
+/// `Entities<B>` calling it, so that the sort is compiled once, in this
+/// crate, rather than in every crate that declares a context.
+#[inline(never)]
+fn sort_descending(v: &mut [u32]) {
+    v.sort_by(|a, b| b.cmp(a));
+}
+
+/// [`sort_descending`], not stable (equal values are indistinguishable).
+#[inline(never)]
+fn sort_descending_unstable(v: &mut [u32]) {
+    v.sort_unstable_by(|a, b| b.cmp(a));
 }
 
 #[cfg(test)]

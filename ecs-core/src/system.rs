@@ -187,14 +187,22 @@ pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
     pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }
 
+impl<Cx: ContextDecl> SlotCore<Cx> {
+    /// No subscribers, nothing pending. (Not generic over the system: one
+    /// copy per context.)
+    fn new() -> Self {
+        Self {
+            subscribers: SparseSet::new(),
+            pending: Mutex::new(Pending::default()),
+        }
+    }
+}
+
 impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
     /// A slot holding `state`, with no subscribers and no outputs.
     pub fn new(state: S) -> Self {
         Self {
-            core: SlotCore {
-                subscribers: SparseSet::new(),
-                pending: Mutex::new(Pending::default()),
-            },
+            core: SlotCore::new(),
             cell: SystemCell::new(state),
         }
     }

@@ -11,6 +11,7 @@ use crate::query::{is_valid, Query, SharedQuery};
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::system::Pending;
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
 /// What a subtask of system `S` may do besides iterating its own entities:
@@ -73,9 +74,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Self {
-        let all = set.as_slice();
-        let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
-        let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
+        let (all, range, run) = span(set, subtask, subtasks);
         Data {
             view: View {
                 cx,
@@ -110,7 +109,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// twice with one borrow mutable.
     #[inline]
     pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
-        self.walk::<Q>(Q::BLOCKS, f);
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        // A constant condition: only the walk taken is compiled.
+        if Q::BLOCKS {
+            self.walk::<Q, true>(f);
+        } else {
+            self.walk::<Q, false>(f);
+        }
     }
 
     /// [`for_entities`](Self::for_entities), walking a run of ids in blocks
@@ -132,7 +137,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// value of the block back before it unwinds further.
     #[inline]
     pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
-        self.walk::<Q>(true, f);
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        self.walk::<Q, true>(f);
     }
 
     /// [`for_entities`](Self::for_entities), one entity at a time whatever
@@ -145,19 +151,23 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// As [`for_entities`](Self::for_entities).
     #[inline]
     pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
-        self.walk::<Q>(false, f);
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        self.walk::<Q, false>(f);
     }
 
     /// Calls `f` with the view and the item of `Q` for each entity of this
-    /// subtask, in blocks when `blocks` and the ids are one run.
+    /// subtask, in blocks when `BLOCKS` and the ids are one run.
+    ///
+    /// `BLOCKS` is a constant rather than an argument so that a walk one
+    /// entity at a time (most queries) compiles no block code at all: the
+    /// block loop and the staging it needs are most of a walk's code.
+    ///
+    /// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
+    /// walk: both walks' constants would be evaluated, giving two errors for
+    /// one mistake).
     #[inline(always)]
-    fn walk<Q: Query<Cx, S>>(&mut self, blocks: bool, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
-        const {
-            assert!(
-                is_valid(Q::ACCESS),
-                "a query may not borrow the same component twice when one borrow is mutable"
-            )
-        };
+    fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut self.view;
         let all = view.all;
         let ids = &all[view.range.clone()];
@@ -176,26 +186,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // here, tell the compiler that `start + k` does not wrap, so that it
         // walks the columns with pointers; without them it recomputes each
         // address from the id, which made simple_iter 1.25x slower.)
-        let run = view.set.run_start().map(|first| first.0 + view.range.start as u32);
+        let run = run_from(view.set, view.range.start);
         // Blocks first, when asked for and the ids are one run, so that the
         // compiler may vectorise `f` across a block (see `block`): the
         // first `full` entities go in blocks, the rest one by one below.
         let mut done = 0;
-        if let (true, Some(start)) = (blocks, run) {
-            let full = ids.len() - ids.len() % BLOCK;
-            while done < full {
-                // SAFETY: as for `fetch` below, for each id of the block:
-                // `start + done + j` is `ids[done + j]` (run invariant), and
-                // `done + BLOCK <= ids.len()`. The block lives for this
-                // iteration only, during which only its items reach the
-                // values it borrows.
-                let mut block = unsafe { Q::block(fetch, EntityId(start + done as u32)) };
-                for j in 0..BLOCK {
-                    // SAFETY: `j < BLOCK`.
-                    let item = unsafe { Q::block_item(&mut block, j) };
-                    f(view, item);
+        if BLOCKS {
+            if let Some(start) = run {
+                let full = ids.len() - ids.len() % BLOCK;
+                while done < full {
+                    // SAFETY: as for `fetch` below, for each id of the block:
+                    // `start + done + j` is `ids[done + j]` (run invariant), and
+                    // `done + BLOCK <= ids.len()`. The block lives for this
+                    // iteration only, during which only its items reach the
+                    // values it borrows.
+                    let mut block = unsafe { Q::block(fetch, EntityId(start + done as u32)) };
+                    for j in 0..BLOCK {
+                        // SAFETY: `j < BLOCK`.
+                        let item = unsafe { Q::block_item(&mut block, j) };
+                        f(view, item);
+                    }
+                    done += BLOCK;
                 }
-                done += BLOCK;
             }
         }
         for (k, &listed) in ids.iter().enumerate().skip(done) {
@@ -286,7 +298,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// or not as that one decides).
     #[inline]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
-        self.walk::<Q>(Q::BLOCKS, |_, item| f(item));
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        let f = move |_: &mut View<'a, Cx, S>, item: Q::Item<'_>| f(item);
+        // As in `for_entities`: only the walk taken is compiled.
+        if Q::BLOCKS {
+            self.walk::<Q, true>(f);
+        } else {
+            self.walk::<Q, false>(f);
+        }
     }
 
     /// [`for_entities_in_blocks`](Self::for_entities_in_blocks) without the
@@ -294,15 +313,50 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// `for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>`.
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
-        self.walk::<Q>(true, |_, item| f(item));
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        self.walk::<Q, true>(|_, item| f(item));
     }
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
     /// view: for closures that mostly branch.
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
-        self.walk::<Q>(false, |_, item| f(item));
+        let () = ValidQuery::<Cx, S, Q>::OK;
+        self.walk::<Q, false>(|_, item| f(item));
     }
+}
+
+/// Whether query `Q` of system `S` may hand out its items.
+struct ValidQuery<Cx, S, Q>(PhantomData<(Cx, S, Q)>);
+
+impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
+    /// Fails to compile (constant evaluation) when `Q` borrows one component
+    /// twice with one borrow mutable: what makes handing out its items
+    /// sound. A constant, not a function, so that checking it compiles no
+    /// code.
+    const OK: () = assert!(
+        is_valid(Q::ACCESS),
+        "a query may not borrow the same component twice when one borrow is mutable"
+    );
+}
+
+/// The ids of `set`, the range of them that subtask `subtask` of
+/// `subtasks` walks, and the ids as a range when they are one run: the part
+/// of [`Data::new`] that does not depend on the system (compiled once, not
+/// once per system).
+fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
+    let all = set.as_slice();
+    let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
+    let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
+    (all, range, run)
+}
+
+/// The id at place `start` of `set` when its ids are one run. Not generic,
+/// so compiled once rather than in every walk; always inlined, so that the
+/// walk sees `run_start`'s checks.
+#[inline(always)]
+fn run_from(set: &SparseSet, start: usize) -> Option<u32> {
+    set.run_start().map(|first| first.0 + start as u32)
 }
 
 impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Deref for Data<'a, Cx, S> {

@@ -357,24 +357,37 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         n: usize,
     ) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        let ids = self.batch_ids(n)?;
+        let count = ids.len();
+        let stored = B::store_fresh(&mut self.cx.storages, ids, bundles.take(count));
+        Ok(self.record_batch(stored, &B::bits()))
+    }
+
+    /// The ids of a batch of `n` entities: the next ones, in one run, with
+    /// room reserved for them. Not generic over the bundle, like
+    /// `record_batch`: only storing the values is.
+    fn batch_ids(&mut self, n: usize) -> Result<Range<usize>, ContextFull> {
         let cx = &mut *self.cx;
         if cx.entities.room() < n {
             return Err(cx.full());
         }
         cx.entities.reserve(n);
-        let bits = B::bits();
         // The new entities take the next ids, in one run: values straight
         // into their columns, then every entity recorded at once.
         let start = cx.entities.id_bound();
         // `n` is a safe promise: bound the run by the room left, whatever
         // the iterator does (it cannot exceed it if it keeps its promise).
         let count = n.min(cx.entities.room());
-        let stored = B::store_fresh(&mut cx.storages, start..start + count, bundles.take(count));
-        let (reused, fresh) = cx.entities.create_run(stored, &bits);
-        Ok(Spawned {
+        Ok(start..start + count)
+    }
+
+    /// Records the `stored` entities of a batch, holding `bits`.
+    fn record_batch(&mut self, stored: usize, bits: &Cx::Bits) -> Spawned {
+        let (reused, fresh) = self.cx.entities.create_run(stored, bits);
+        Spawned {
             reused: reused.into_iter(),
             fresh,
-        })
+        }
     }
 }
 

@@ -20,18 +20,32 @@ use std::panic::{self, AssertUnwindSafe};
 /// any of them is re-raised here once the others have stopped (systems
 /// that wait for a panicking one do not run).
 pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
+    execute_systems(Cx::TOPOLOGICAL, Cx::SYSTEMS, team, selected, run);
+}
+
+/// [`execute`] for the systems `systems`, in topological order `topological`:
+/// not generic, so that the scheduler (and the team's and thread pool's
+/// generic code it uses) is compiled once, in this crate, rather than in
+/// every crate that declares a context.
+fn execute_systems(
+    topological: &'static [usize],
+    systems: &'static [SystemInfo],
+    team: Option<&Team>,
+    selected: &[bool],
+    run: &(dyn Fn(usize) + Sync),
+) {
     let Some(team) = team else {
-        for &i in Cx::TOPOLOGICAL {
+        for &i in topological {
             if selected[i] {
                 run(i);
             }
         }
         return;
     };
-    let counters = Counters::new(Cx::SYSTEMS, selected);
+    let counters = Counters::new(systems, selected);
     let graph = Graph {
         team,
-        systems: Cx::SYSTEMS,
+        systems,
         selected,
         counters: &counters,
         run,

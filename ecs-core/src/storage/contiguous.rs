@@ -33,15 +33,22 @@ unsafe impl<T: ComponentBounds> Sync for Contiguous<T> {}
 // not `Send`'s besides.
 unsafe impl<T: ComponentBounds> Send for Contiguous<T> {}
 
-fn uninit_slot<T>() -> UnsafeCell<MaybeUninit<T>> {
-    UnsafeCell::new(MaybeUninit::uninit())
+/// Lengthens `slots` to `len` uninitialised slots (without the generic
+/// iterator code of `resize_with`, compiled once per component type).
+fn add_uninit_slots<T>(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, len: usize) {
+    slots.reserve(len.saturating_sub(slots.len()));
+    if len > slots.len() {
+        // SAFETY: the capacity is at least `len` (reserved above), and an
+        // uninitialised `UnsafeCell<MaybeUninit<T>>` is a valid one.
+        unsafe { slots.set_len(len) };
+    }
 }
 
 impl<T> Contiguous<T> {
     /// An empty column with slots for ids below `ids`.
     pub fn with_capacity(ids: usize) -> Self {
         let mut slots = Vec::with_capacity(ids);
-        slots.resize_with(ids, uninit_slot);
+        add_uninit_slots(&mut slots, ids);
         Self {
             slots,
             present: Presence::with_capacity(ids),
@@ -55,7 +62,7 @@ impl<T> Contiguous<T> {
     #[cold]
     fn grow(&mut self, i: usize) {
         let len = (i + 1).max(self.slots.len() * 2);
-        self.slots.resize_with(len, uninit_slot);
+        add_uninit_slots(&mut self.slots, len);
     }
 }
 
