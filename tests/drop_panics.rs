@@ -1,6 +1,8 @@
 //! A component whose `drop` panics while the context drops it: the panic
 //! reaches the caller, every other value is still dropped exactly once, and
-//! the context is left consistent (as `Vec` does, a second panic aborts).
+//! the context is left consistent. A second panicking drop does not abort
+//! either: storages keep dropping and raise the first panic at the end
+//! (`tests/storage_panics.rs` tries every storage).
 
 use ecs::{Data, Entity, RefreshEvents, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
