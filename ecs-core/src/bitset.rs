@@ -132,7 +132,7 @@ pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + cor
 /// Seals [`ComponentSet`]: a trait no other crate can name.
 mod sealed {
     #[diagnostic::on_unimplemented(
-        message = "`ecs::ComponentSet` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::ComponentSet` is sealed: `{Self}` cannot implement it",
         note = "component sets are `Bits8`, `Bits16`, `Bits32` and `Bitset<W>`; `declare_context!` picks the narrowest that holds every component"
     )]
     pub trait Sealed {}

@@ -61,7 +61,7 @@ mod sealed {
 
     /// Implemented by `()` and by the tuples of one to twelve components.
     #[diagnostic::on_unimplemented(
-        message = "`ecs::Components` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::Components` is sealed: `{Self}` cannot implement it",
         note = "component sets are tuples of the context's components, `(A,)`, `(A, B)`, ... or `()`, which implement it already"
     )]
     pub trait SealedComponents<Cx: ContextDecl> {}
@@ -74,7 +74,7 @@ mod sealed {
     /// other id's values; `DISTINCT` is whether the tuple names each
     /// component once.
     #[diagnostic::on_unimplemented(
-        message = "`ecs::Bundle` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::Bundle` is sealed: `{Self}` cannot implement it",
         note = "bundles are tuples of distinct components of the context, `(a,)`, `(a, b)`, ..., which implement it already: spawn a tuple"
     )]
     pub trait SealedBundle<Cx: ContextDecl>: Sized {
