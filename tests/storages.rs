@@ -83,7 +83,10 @@ where
 fn reads_find_exactly_this_subtasks_entities<Cx, S>(data: &mut Data<'_, Cx, S>)
 where
     Cx: ecs::traits::ContextDecl,
-    S: ecs::traits::SystemOf<Cx> + ecs::traits::CanRead<Cx, Other> + ecs::traits::CanRead<Cx, Val> + ecs::traits::CanWrite<Cx, Val>,
+    S: ecs::traits::SystemOf<Cx>
+        + ecs::traits::CanRead<Cx, Other>
+        + ecs::traits::CanRead<Cx, Val>
+        + ecs::traits::CanWrite<Cx, Val>,
     Other: ecs::traits::Component<Cx>,
     Val: ecs::traits::Component<Cx>,
 {

@@ -396,6 +396,25 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 ///
 /// Handles of slots that were freed and reused are kept in a list; fresh
 /// slots, which come last and all have generation 0, are kept as a range.
+///
+/// ```
+/// use ecs::{Entity, Spawned};
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let spawned: Spawned = world.step(|p| p.spawn_batch((0..3u8).map(|i| (Position(f32::from(i)),))).unwrap());
+/// assert_eq!(spawned.len(), 3);
+/// let handles: Vec<Entity> = spawned.collect();
+/// world.step(|p| assert_eq!(p.get::<Position>(handles[2]).map(|p| p.0), Some(2.0)));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Spawned {
     reused: std::vec::IntoIter<Entity>,

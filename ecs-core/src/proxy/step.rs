@@ -10,6 +10,40 @@ use core::ops::{Deref, DerefMut};
 /// What the closure given to [`Context::step`](crate::Context::step) works
 /// with: every operation of [`Defer`] (which it dereferences to), plus
 /// running systems and reading their state and outputs.
+///
+/// ```
+/// use ecs::{Data, Step, System};
+///
+/// pub struct Score(pub u32);
+/// #[derive(Default)]
+/// pub struct Total;
+///
+/// ecs::declare_context! {
+///     pub context Game {
+///         components { Score: contiguous; }
+///         systems { total: Total { read: [Score], output: u32 } }
+///     }
+/// }
+///
+/// impl System<Game> for Total {
+///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+///         let mut sum = 0;
+///         data.for_each::<&Score>(|s| sum += s.0);
+///         *data.output() += sum;
+///     }
+/// }
+///
+/// /// Spawns a player, runs the systems and reads the total.
+/// fn play(p: &mut Step<'_, Game>) -> u32 {
+///     p.spawn((Score(3),)).unwrap();
+///     p.run_all(&());
+///     p.outputs::<Total>().iter().sum()
+/// }
+///
+/// let mut game = Game::new();
+/// assert_eq!(game.step(play), 3);
+/// assert_eq!(game.step(play), 6);
+/// ```
 pub struct Step<'a, Cx: ContextDecl> {
     defer: Defer<'a, Cx>,
     events: &'a mut (dyn EventSink + 'a),

@@ -387,6 +387,28 @@ unsafe fn one<'w, Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(cx: &'w Context<
 /// The iterator of [`Defer::query`] and [`Defer::query_mut`]: the handle
 /// and the item of query `Q` of every live entity holding the components
 /// `Q` names, in id order.
+///
+/// ```
+/// use ecs::{Entity, QueryIter};
+///
+/// pub struct Position(pub f32);
+/// pub struct Frozen;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; Frozen: tag; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let (a, _) = world.step(|p| (p.spawn((Position(1.0), Frozen)).unwrap(), p.spawn((Position(2.0),)).unwrap()));
+/// world.step(|p| {
+///     let frozen: QueryIter<'_, World, (&Position, &Frozen)> = p.query::<(&Position, &Frozen)>();
+///     let found: Vec<(Entity, f32)> = frozen.map(|(e, (pos, _))| (e, pos.0)).collect();
+///     assert_eq!(found, [(a, 1.0)]);
+/// });
+/// ```
 pub struct QueryIter<'w, Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> {
     fetch: Q::Fetch,
     runs: Runs<'w, Cx::Bits>,

@@ -110,6 +110,13 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         impl #context {
             /// Creates the context with every system in its default state.
             ///
+            /// Exists when the state type of every system implements
+            /// `Default`; otherwise, give the states to
+            /// [`with_systems`](Self::with_systems). (The `for<'__ecs>` in
+            /// the `where` clause only lets the context compile without
+            /// `new` when some state is not `Default`: the bound reads
+            /// "the systems' states are `Default`".)
+            ///
             /// Starts no thread: the workers start when a step first has
             /// work for them.
             #[must_use]
