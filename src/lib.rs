@@ -12,6 +12,38 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
     Spawned, Step, System, View,
 };
+/// # Example
+///
+/// ```
+/// use ecs::{Data, System};
+///
+/// pub struct Position(pub f32);
+/// pub struct Velocity(pub f32);
+/// #[derive(Default)]
+/// pub struct Move;
+///
+/// ecs::declare_context! {
+///     /// The simulation.
+///     pub context World {
+///         settings { entities: dynamic(1000) }
+///         components { Position, Velocity: contiguous; }
+///         systems {
+///             movement: Move { read: [Velocity], write: [Position], parallelism: split_evenly_per_core }
+///         }
+///     }
+/// }
+///
+/// impl System<World> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(1.5))).unwrap());
+/// world.step(|p| p.run_all(&()));
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.5)));
+/// ```
 pub use ecs_macros::declare_context;
 
 pub use ecs_core::storage;
