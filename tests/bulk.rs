@@ -249,7 +249,7 @@ fn event_handlers_hear_every_change_of_a_bulk_step() {
 
 /// `add_to_all` of `C` whose value panics at entity `MANY * 3 / 5`; `processing`
 /// counts the entities of the system that reads `C`.
-fn panic_halfway<C: ecs::Component<Ctx>>(make: impl Fn(Arc<()>) -> C, processing: fn(&mut Ctx) -> usize) {
+fn panic_halfway<C: ecs::traits::Component<Ctx>>(make: impl Fn(Arc<()>) -> C, processing: fn(&mut Ctx) -> usize) {
     let (mut ctx, es) = world(MANY);
     let counted = Arc::new(());
     let r = catch_unwind(AssertUnwindSafe(|| {

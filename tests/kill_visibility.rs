@@ -77,8 +77,8 @@ pub struct Both;
 /// query loop.
 fn record<Cx, S>(data: &mut Data<'_, Cx, S>)
 where
-    Cx: ecs::ContextDecl,
-    S: ecs::SystemOf<Cx, Output = Vec<Option<Entity>>>,
+    Cx: ecs::traits::ContextDecl,
+    S: ecs::traits::SystemOf<Cx, Output = Vec<Option<Entity>>>,
 {
     let mut seen = Vec::new();
     data.for_each::<EntityId>(|id| seen.push(id));
@@ -146,7 +146,7 @@ macro_rules! kind {
 
             /// The entities system `S` iterated in the last run, sorted by
             /// slot; panics if it iterated a dead one.
-            fn seen<S: ecs::SystemOf<Ctx, Output = Vec<Option<Entity>>>>(p: &ecs::Step<'_, Ctx>) -> Vec<Entity> {
+            fn seen<S: ecs::traits::SystemOf<Ctx, Output = Vec<Option<Entity>>>>(p: &ecs::Step<'_, Ctx>) -> Vec<Entity> {
                 let mut seen: Vec<Entity> = p
                     .outputs::<S>()
                     .concat()

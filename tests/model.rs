@@ -233,7 +233,7 @@ macro_rules! model_context {
                 }
             }
 
-            fn add_to_all_with<W: ecs::Components<Ctx>>(p: &mut ecs::Defer<'_, Ctx>, c: usize, v: u32) -> usize {
+            fn add_to_all_with<W: ecs::traits::Components<Ctx>>(p: &mut ecs::Defer<'_, Ctx>, c: usize, v: u32) -> usize {
                 match c {
                     0 => p.add_to_all::<W, _>(|_| A(v)),
                     1 => p.add_to_all::<W, _>(|_| B(v)),

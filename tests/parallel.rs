@@ -110,7 +110,7 @@ fn dependencies_are_respected_over_many_steps() {
                 runs.iter().map(|r| r.2).max().unwrap(),
             )
         };
-        for (i, info) in <Graph as ecs::ContextDecl>::SYSTEMS.iter().enumerate() {
+        for (i, info) in <Graph as ecs::traits::ContextDecl>::SYSTEMS.iter().enumerate() {
             for &d in info.dependencies {
                 assert!(
                     span(d).1 < span(i).0,
@@ -185,7 +185,7 @@ fn panicking_systems_on_any_thread_count_neither_hang_nor_run_their_dependents()
             default_hook(info);
         }
     }));
-    let systems = <Graph as ecs::ContextDecl>::SYSTEMS;
+    let systems = <Graph as ecs::traits::ContextDecl>::SYSTEMS;
     for threads in [2, 3, 8] {
         let mut g = Graph::with_threads(Default::default(), Some(threads));
         g.step(|p| {

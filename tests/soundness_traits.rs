@@ -6,7 +6,8 @@
 //! dynamic, with systems reading the values back through the unchecked
 //! fetch that relies on the bundle's bits being true.
 
-use ecs::{Bundle, Components, Data, Entity, System};
+use ecs::traits::{Bundle, Components};
+use ecs::{Data, Entity, System};
 
 /// A component made from a number and read back as one.
 pub trait Value: Sized {

@@ -47,10 +47,10 @@ macro_rules! storage_case {
 /// entity created, and entities lacking `Mark` or `Val` hold `Other`).
 fn lookups_find_exactly_the_systems_entities<Cx, S>(data: &Data<'_, Cx, S>)
 where
-    Cx: ecs::ContextDecl,
-    S: ecs::SystemOf<Cx> + ecs::CanReadShared<Cx, Other> + ecs::CanReadShared<Cx, Mark>,
-    Other: ecs::Component<Cx>,
-    Mark: ecs::Component<Cx>,
+    Cx: ecs::traits::ContextDecl,
+    S: ecs::traits::SystemOf<Cx> + ecs::traits::CanReadShared<Cx, Other> + ecs::traits::CanReadShared<Cx, Mark>,
+    Other: ecs::traits::Component<Cx>,
+    Mark: ecs::traits::Component<Cx>,
 {
     let mut found = 0;
     for raw in 0..80 {
@@ -82,10 +82,13 @@ where
 /// reach past every entity created).
 fn reads_find_exactly_this_subtasks_entities<Cx, S>(data: &mut Data<'_, Cx, S>)
 where
-    Cx: ecs::ContextDecl,
-    S: ecs::SystemOf<Cx> + ecs::CanRead<Cx, Other> + ecs::CanRead<Cx, Val> + ecs::CanWrite<Cx, Val>,
-    Other: ecs::Component<Cx>,
-    Val: ecs::Component<Cx>,
+    Cx: ecs::traits::ContextDecl,
+    S: ecs::traits::SystemOf<Cx>
+        + ecs::traits::CanRead<Cx, Other>
+        + ecs::traits::CanRead<Cx, Val>
+        + ecs::traits::CanWrite<Cx, Val>,
+    Other: ecs::traits::Component<Cx>,
+    Val: ecs::traits::Component<Cx>,
 {
     for raw in 0..80 {
         let id = EntityId::from_bits(raw);
@@ -113,11 +116,11 @@ where
 
 fn check<Cx>(mut ctx: impl std::ops::DerefMut<Target = ecs::Context<Cx>>)
 where
-    Cx: ecs::ContextDecl + ecs::Dispatch<()>,
-    Val: ecs::Component<Cx>,
-    Other: ecs::Component<Cx>,
-    Mark: ecs::Component<Cx>,
-    Bump: ecs::SystemOf<Cx>,
+    Cx: ecs::traits::ContextDecl + ecs::traits::Dispatch<()>,
+    Val: ecs::traits::Component<Cx>,
+    Other: ecs::traits::Component<Cx>,
+    Mark: ecs::traits::Component<Cx>,
+    Bump: ecs::traits::SystemOf<Cx>,
 {
     let es = ctx.step(|p| {
         (0..40u32)

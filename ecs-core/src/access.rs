@@ -22,6 +22,55 @@ use crate::decl::{ContextDecl, SystemOf};
 /// When `Self` is a system: `C` is in the system's `read` or `write` list (so
 /// every entity it processes has `C`), and no system that can run at the same
 /// time writes `C`.
+///
+/// ```
+/// use ecs::traits::{CanRead, Component, ContextDecl, SystemOf};
+/// use ecs::{Data, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// How many of the subtask's entities have a component `C`, by some test.
+/// fn count<Cx, S, C>(data: &mut Data<'_, Cx, S>, test: impl Fn(&C) -> bool) -> usize
+/// where
+///     Cx: ContextDecl,
+///     S: SystemOf<Cx> + CanRead<Cx, C>,
+///     C: Component<Cx>,
+/// {
+///     let mut n = 0;
+///     data.for_each::<&C>(|c| n += usize::from(test(c)));
+///     n
+/// }
+///
+/// impl System<World> for Draw {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         assert_eq!(count(data, |p: &Position| p.0 > 0.0), 1);
+///     }
+/// }
+/// # impl System<World> for Move {
+/// #     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn((Position(1.0),)).unwrap();
+///     p.spawn((Position(-1.0),)).unwrap();
+///     p.run_all(&());
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` does not declare access to component `{C}`",
     label = "`{C}` is in neither `read` nor `write` of `{Self}`",
@@ -34,6 +83,51 @@ pub unsafe trait CanRead<Cx: ContextDecl, C> {}
 /// # Safety
 /// `C` is in the system's `write` list, and no system that can run at the
 /// same time reads or writes `C`.
+///
+/// ```
+/// use ecs::traits::{CanWrite, Component, ContextDecl, SystemOf};
+/// use ecs::{Data, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// Resets component `C` of the subtask's entities, in any context.
+/// fn reset<Cx, S, C>(data: &mut Data<'_, Cx, S>, value: impl Fn() -> C)
+/// where
+///     Cx: ContextDecl,
+///     S: SystemOf<Cx> + CanWrite<Cx, C>,
+///     C: Component<Cx>,
+/// {
+///     data.for_each::<&mut C>(|c| *c = value());
+/// }
+///
+/// impl System<World> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         reset(data, || Position(0.0));
+///     }
+/// }
+/// # impl System<World> for Draw {
+/// #     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(5.0), Velocity(1.0))).unwrap());
+/// world.step(|p| p.run_all(&()));
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(0.0)));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not modify component `{C}`",
     label = "`{C}` is not in the `write` list of `{Self}`",
@@ -47,6 +141,55 @@ pub unsafe trait CanWrite<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 /// # Safety
 /// As [`CanRead`], and the system does not write `C`, so no subtask of it
 /// writes `C` either.
+///
+/// ```
+/// use ecs::traits::{CanReadShared, Component, ContextDecl, SystemOf};
+/// use ecs::{Data, System, View};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// How many of the system's entities (of every subtask) pass a test on `C`.
+/// fn count_all<Cx, S, C>(view: &View<'_, Cx, S>, test: impl Fn(&C) -> bool) -> usize
+/// where
+///     Cx: ContextDecl,
+///     S: SystemOf<Cx> + CanReadShared<Cx, C>,
+///     C: Component<Cx>,
+/// {
+///     let mut n = 0;
+///     view.for_all_entities::<&C>(|c| n += usize::from(test(c)));
+///     n
+/// }
+///
+/// impl System<World> for Draw {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         assert_eq!(count_all(data, |p: &Position| p.0 > 0.0), 1);
+///     }
+/// }
+/// # impl System<World> for Move {
+/// #     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn((Position(1.0),)).unwrap();
+///     p.spawn((Position(-1.0),)).unwrap();
+///     p.run_all(&());
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not read component `{C}` of entities outside its own subtask",
     label = "`{C}` is not a read-only component of `{Self}`",
@@ -60,6 +203,55 @@ pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 ///
 /// # Safety
 /// `T` is an ancestor of `Self` in the dependency graph.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, DependsOn, SystemOf};
+/// use ecs::{Data, System};
+///
+/// pub struct Position(pub f32);
+/// /// Counts its runs.
+/// #[derive(Default)]
+/// pub struct Clock {
+///     pub ticks: u64,
+/// }
+/// #[derive(Default)]
+/// pub struct Log;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {
+///             clock: Clock { read: [Position] }
+///             log: Log { read: [Position], after: [clock], output: u64 }
+///         }
+///     }
+/// }
+///
+/// /// The clock's time, seen from any system that runs after it.
+/// fn now<Cx: ContextDecl, S: SystemOf<Cx> + DependsOn<Cx, Clock>>(data: &Data<'_, Cx, S>) -> u64
+/// where
+///     Clock: SystemOf<Cx>,
+/// {
+///     data.system::<Clock>().ticks
+/// }
+///
+/// impl System<World> for Clock {
+///     fn before(&mut self, _: &()) {
+///         self.ticks += 1;
+///     }
+///     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// }
+/// impl System<World> for Log {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         *data.output() = now(data);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| p.run_all(&()));
+/// world.step(|p| p.run_all(&()));
+/// assert_eq!(world.outputs::<Log>(), [2]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not access system `{T}`: it does not depend on it",
     label = "`{T}` is not an ancestor of `{Self}`",
@@ -77,6 +269,48 @@ pub unsafe trait DependsOn<Cx: ContextDecl, T: SystemOf<Cx>>: SystemOf<Cx> {}
 /// Implemented for every pair of systems from [`Relations`], which
 /// `declare_context!` implements; nothing unsafe relies on it (`run_from`
 /// checks the same again when code is generated).
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Independent, SystemOf};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// #[derive(Default)]
+/// pub struct Sound;
+/// # // `Sound` is declared in a second context, to keep `World` as above.
+/// # ecs::declare_context! {
+/// #     pub context Game {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #             sound: Sound { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+///
+/// /// Compiles only when neither system runs after the other.
+/// fn unordered<Cx: ContextDecl, A: Independent<Cx, B>, B: SystemOf<Cx>>() {}
+///
+/// unordered::<Game, Draw, Sound>(); // both run after `movement` only
+/// ```
+///
+/// `unordered::<Game, Move, Draw>()` would not compile: `draw` runs after
+/// `movement`.
 #[diagnostic::on_unimplemented(
     message = "`run_from` needs independent systems, but `{Self}` and `{T}` are the same system or one runs after the other",
     label = "`{Self}` and `{T}` are not independent",

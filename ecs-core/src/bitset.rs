@@ -105,6 +105,30 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// Sealed: systems read components without checking because an entity's
 /// set says it holds them, so only these four types, which are correct
 /// sets, implement it.
+///
+/// ```
+/// use ecs::traits::{Component, Components, ComponentSet};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// let bits = <(Velocity,) as Components<World>>::bits();
+/// assert!(bits.contains(<Velocity as Component<World>>::INDEX));
+/// assert!(!bits.contains(<Position as Component<World>>::INDEX));
+/// ```
 pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
     fn insert(&mut self, bit: usize);
@@ -132,7 +156,7 @@ pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + cor
 /// Seals [`ComponentSet`]: a trait no other crate can name.
 mod sealed {
     #[diagnostic::on_unimplemented(
-        message = "`ecs::ComponentSet` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::ComponentSet` is sealed: `{Self}` cannot implement it",
         note = "component sets are `Bits8`, `Bits16`, `Bits32` and `Bitset<W>`; `declare_context!` picks the narrowest that holds every component"
     )]
     pub trait Sealed {}

@@ -65,6 +65,24 @@ use crate::system::{Pending, SlotCore, System};
 /// unwinds. The values a panic drops on its way are the ones to watch: the
 /// kills and deferred functions (with what they captured) of a system whose
 /// run panicked, and the deferred functions after a panicking one.
+///
+/// ```
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+/// // `World` dereferences to `ecs::Context<World>`.
+/// let context: &ecs::Context<World> = &world;
+/// assert_eq!(context.len(), 1);
+/// assert!(context.is_alive(e));
+/// ```
 pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,

@@ -16,6 +16,24 @@ use crate::system::{SlotCore, SystemSlot};
 use core::marker::PhantomData;
 
 /// The compile-time settings of a context.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Settings};
+/// use ecs::EntityLimit;
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         settings { entities: fixed(10), inner_parallelism: deny, threads: 2 }
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let expected = Settings { entities: EntityLimit::Fixed(10), inner_parallelism: false, threads: Some(2) };
+/// assert_eq!(World::SETTINGS, expected);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// How many entities the context holds, and whether storage may grow.
@@ -27,6 +45,32 @@ pub struct Settings {
 }
 
 /// What the runtime knows of one system of a declaration.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, SystemInfo};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// let draw: &SystemInfo = &World::SYSTEMS[1];
+/// assert_eq!(draw.name, "draw");
+/// assert_eq!(draw.type_name, "Draw");
+/// assert_eq!(draw.dependencies, [0]); // after `movement`
+/// assert_eq!(World::SYSTEMS[0].dependents, [1]);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct SystemInfo {
     /// The system's name in the declaration.
@@ -64,6 +108,34 @@ pub struct SystemInfo {
 /// - every storage of `new_storages` is the column of one component
 ///   ([`Component::column`]), and its `Column` implementation keeps that
 ///   trait's contract.
+///
+/// ```
+/// use ecs::traits::ContextDecl;
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// One line about any context.
+/// fn describe<Cx: ContextDecl>() -> String {
+///     format!("{}: {} components, {} systems", Cx::NAME, Cx::COMPONENTS.len(), Cx::SYSTEMS.len())
+/// }
+///
+/// assert_eq!(describe::<World>(), "World: 2 components, 2 systems");
+/// assert_eq!(World::COMPONENTS, ["Position", "Velocity"]);
+/// ```
 pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// The component bitset type, wide enough for every component.
     type Bits: ComponentSet;
@@ -122,6 +194,39 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 /// other component's, below `Cx::COMPONENTS.len()`), and
 /// `column`/`column_mut` return this component's own storage, the same one
 /// on every call, which no other component shares.
+///
+/// ```
+/// use ecs::traits::{Component, ContextDecl};
+/// use ecs::{Entity, Step};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// How many of `entities` hold component `C`, in any context.
+/// fn holding<Cx: ContextDecl, C: Component<Cx>>(p: &Step<'_, Cx>, entities: &[Entity]) -> usize {
+///     entities.iter().filter(|&&e| p.has::<C>(e)).count()
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let es = [p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(0.0), Velocity(1.0))).unwrap()];
+///     assert_eq!(holding::<World, Velocity>(p, &es), 1);
+/// });
+/// assert_eq!(<Velocity as Component<World>>::NAME, "Velocity");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component of context `{Cx}`",
     label = "not declared in `{Cx}`",
@@ -148,6 +253,46 @@ pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
 /// own slot, the same one on every call, which no other system shares, and
 /// `PARALLELISM` is the declared strategy (any value is sound: it only
 /// decides how many subtasks run).
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Parallelism, SystemOf};
+/// use ecs::Step;
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// How many subtasks system `S` ran in last, in any context.
+/// fn subtasks<Cx: ContextDecl, S: SystemOf<Cx>>(p: &Step<'_, Cx>) -> usize {
+///     p.outputs::<S>().len()
+/// }
+/// # impl ecs::System<World> for Move {
+/// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+/// # }
+/// # impl ecs::System<World> for Draw {
+/// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.run_all(&());
+///     assert_eq!(subtasks::<World, Draw>(p), 1);
+/// });
+/// assert_eq!(<Draw as SystemOf<World>>::INDEX, 1);
+/// assert_eq!(<Draw as SystemOf<World>>::PARALLELISM, Parallelism::None);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of context `{Cx}`",
     label = "not declared in `{Cx}`",
@@ -178,6 +323,52 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 /// [`Context::outputs`] rely on no code other than the scheduler's holding
 /// `&Context` then: a hand-written `dispatch` that read a system's state
 /// while that system runs would alias its `&mut`.
+///
+/// `declare_context!` implements it for every argument type `A` that all
+/// systems take (`impl System<World, A>` for each); name it to run the
+/// systems of any context:
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Dispatch};
+/// use ecs::{Context, Data, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// impl System<World, f32> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
+///     }
+/// }
+/// impl System<World, f32> for Draw {
+///     fn process(&self, _: &mut Data<'_, World, Self>, _: &f32) {}
+/// }
+///
+/// /// Runs `n` steps of `dt` seconds, in any context whose systems take an `f32`.
+/// fn simulate<Cx: ContextDecl + Dispatch<f32>>(cx: &mut Context<Cx>, n: usize, dt: f32) {
+///     for _ in 0..n {
+///         cx.step(|p| p.run_all(&dt));
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(1.0))).unwrap());
+/// simulate(&mut world, 4, 0.25);
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
+/// ```
 pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     /// Runs system `index` (all its subtasks) with `args`.
     ///
@@ -196,6 +387,32 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 /// so that a component that is not thread-safe gives one error, with this
 /// trait's message, where its [`Component`] impl names its storage: on its
 /// name in the declaration.
+///
+/// ```
+/// use ecs::traits::ComponentBounds;
+///
+/// /// Stores a value the way a component is stored: on any thread.
+/// fn share<T: ComponentBounds>(value: T) -> std::sync::Arc<T> {
+///     std::sync::Arc::new(value)
+/// }
+///
+/// let shared = share(vec![1, 2, 3]);
+/// std::thread::spawn(move || assert_eq!(shared.len(), 3)).join().unwrap();
+/// ```
+///
+/// A component that is not thread-safe is rejected where the declaration
+/// names its storage:
+///
+/// ```compile_fail,E0277
+/// pub struct Cached(pub std::rc::Rc<u32>);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Cached: contiguous; }
+///         systems {}
+///     }
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "component `{Self}` is not `Send + Sync + 'static`, which components must be: systems run on several threads",
     label = "`{Self}` is not `Send + Sync + 'static`",

@@ -42,6 +42,43 @@ use crate::error::EntityLimit;
 /// run before it (in that step) still iterates it.
 /// A refresh that reclaims entities moves others into the ids they leave, so
 /// to keep an entity across steps, keep its [`Entity`] handle instead.
+///
+/// ```
+/// use ecs::{Data, EntityId, System};
+///
+/// pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Far;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems { far: Far { read: [Position], output: Vec<EntityId> } }
+///     }
+/// }
+///
+/// impl System<World> for Far {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         let mut far = Vec::new();
+///         data.for_each::<(EntityId, &Position)>(|(id, p)| {
+///             if p.0 > 10.0 {
+///                 far.push(id);
+///             }
+///         });
+///         data.output().extend(far);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let (_near, far) = world.step(|p| (p.spawn((Position(1.0),)).unwrap(), p.spawn((Position(20.0),)).unwrap()));
+/// world.step(|p| {
+///     p.run_all(&());
+///     // Ids hold until the step's refresh: turn them into handles to keep them.
+///     let ids = p.outputs::<Far>().concat();
+///     let handles: Vec<_> = ids.iter().map(|&id| p.handle(id).unwrap()).collect();
+///     assert_eq!(handles, [far]);
+/// });
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct EntityId(pub(crate) u32);
 
@@ -70,6 +107,29 @@ impl EntityId {
 /// handle was made. It stays valid while the entity lives, whichever id the
 /// entity has; once the entity is reclaimed the handle reads as dead, even
 /// after the slot is reused.
+///
+/// ```
+/// use ecs::Entity;
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e: Entity = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+/// world.step(|p| assert!(p.kill(e)));
+/// // Reclaimed at the step's refresh: the handle reads as dead from then on,
+/// // even once a new entity takes its slot.
+/// let f = world.step(|p| p.spawn((Position(2.0),)).unwrap());
+/// assert_ne!(e, f);
+/// assert!(!world.is_alive(e));
+/// world.step(|p| assert!(p.get::<Position>(e).is_none()));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Entity {
     pub(crate) slot: u32,

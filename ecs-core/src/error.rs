@@ -3,6 +3,26 @@
 use crate::entity::Entity;
 
 /// How many entities a context can hold.
+///
+/// ```
+/// use ecs::traits::ContextDecl;
+/// use ecs::EntityLimit;
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         settings { entities: fixed(100) }
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let limit = <World as ContextDecl>::SETTINGS.entities;
+/// assert_eq!(limit, EntityLimit::Fixed(100));
+/// assert!(limit.is_fixed());
+/// assert_eq!(limit.initial_capacity(), 100);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum EntityLimit {
     /// At most this many entities alive or awaiting reclamation; storage for
@@ -33,6 +53,29 @@ impl EntityLimit {
 /// Creating an entity failed: the fixed-size context is full.
 ///
 /// Nothing changed; entities killed and reclaimed by a refresh free room.
+///
+/// ```
+/// use ecs::ContextFull;
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         settings { entities: fixed(1) }
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let first = p.spawn((Position(0.0),)).unwrap();
+///     assert_eq!(p.spawn((Position(1.0),)), Err(ContextFull { limit: 1 }));
+///     p.kill(first);
+/// });
+/// // The refresh reclaimed the first entity: there is room again.
+/// assert!(world.step(|p| p.spawn((Position(1.0),))).is_ok());
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ContextFull {
     /// The context's entity limit.
@@ -55,6 +98,25 @@ impl std::error::Error for ContextFull {}
 ///
 /// The handle is stale (the entity was reclaimed, maybe its id reused) or the
 /// entity was killed in this step.
+///
+/// ```
+/// use ecs::NoSuchEntity;
+///
+/// #[derive(Debug, PartialEq)]
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+/// world.step(|p| p.kill(e));
+/// world.step(|p| assert_eq!(p.add(e, Position(1.0)), Err(NoSuchEntity(e))));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct NoSuchEntity(pub Entity);
 

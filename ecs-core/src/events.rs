@@ -15,6 +15,28 @@ type Handler<'e> = Box<dyn FnMut(Entity) + 'e>;
 /// They hear of the subscriptions the step's own changes cause: changes of
 /// earlier steps (which wait for systems to run to be matched) are matched
 /// without events before the step begins.
+///
+/// ```
+/// use ecs::RefreshEvents;
+///
+/// pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Draw;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems { draw: Draw { read: [Position] } }
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let mut drawn = Vec::new();
+/// let mut events = RefreshEvents::new().on_subscribe::<Draw>(|e| drawn.push(e));
+/// let e = world.step_with(&mut events, |p| p.spawn((Position(0.0),)).unwrap());
+/// drop(events);
+/// assert_eq!(drawn, [e]);
+/// ```
 pub struct RefreshEvents<'e, Cx: ContextDecl> {
     subscribe: Vec<Option<Handler<'e>>>,
     unsubscribe: Vec<Option<Handler<'e>>>,

@@ -22,6 +22,50 @@ pub type Access = Option<(usize, bool)>;
 /// a mutable borrow; `fetch` borrows nothing else, and only for the given id;
 /// a block borrows the same, for the ids of the block, and `block_item`
 /// gives the item of id `start + j`.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Query, SystemOf};
+/// use ecs::{Data, EntityId, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// How many of the subtask's entities query `Q` visits, in any context.
+/// fn visits<Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(data: &mut Data<'_, Cx, S>) -> usize {
+///     let mut n = 0;
+///     data.for_each::<Q>(|_| n += 1);
+///     n
+/// }
+///
+/// impl System<World> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         assert_eq!(visits::<_, _, (EntityId, &mut Position, &Velocity)>(data), 1);
+///     }
+/// }
+/// # impl System<World> for Draw {
+/// #     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+///     p.spawn((Position(0.0),)).unwrap();
+///     p.run_all(&());
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query system `{S}` can run",
     note = "a query is `&Component`, `&mut Component`, `EntityId`, or a tuple of those, over components the system declares"
@@ -85,6 +129,39 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
 ///
 /// # Safety
 /// Every access in `ACCESS` is shared, to a component `S` does not write.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Exclusive, SharedQuery};
+/// use ecs::{Defer, Entity};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// The handles of the entities query `Q` matches, in any context.
+/// fn matching<Cx: ContextDecl, Q: SharedQuery<Cx, Exclusive<Cx>>>(p: &Defer<'_, Cx>) -> Vec<Entity> {
+///     p.query::<Q>().map(|(e, _)| e).collect()
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let moving = p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+///     p.spawn((Position(0.0),)).unwrap();
+///     assert_eq!(matching::<World, (&Position, &Velocity)>(p), [moving]);
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only query",
     label = "a query that writes, where only reading is allowed",

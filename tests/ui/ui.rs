@@ -6,13 +6,14 @@
 //! cargo test --test ui` regenerates the `.stderr` files.
 
 /// The compile-fail categories: each case fails before code generation.
-const COMPILE_FAIL: [&str; 6] = [
+const COMPILE_FAIL: [&str; 7] = [
     "declaration/*.rs",
     "cycle/*.rs",
     "conflict/*.rs",
     "access/*.rs",
     "cascade/*.rs",
     "soundness/*.rs",
+    "surface/*.rs",
 ];
 
 /// One case of each compile-fail category, also checked under `cargo build`.

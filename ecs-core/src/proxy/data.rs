@@ -21,6 +21,50 @@ use core::ops::{Deref, DerefMut, Range};
 /// A `View` is handed to the closure of [`Data::for_entities`] beside each
 /// entity's item, and is what a [`Data`] dereferences to. [`Data`]'s
 /// documentation lays out which accessor reaches what, on every proxy.
+///
+/// ```
+/// use ecs::{Data, System, View};
+///
+/// pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Rank;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems { rank: Rank { read: [Position], output: u32 } }
+///     }
+/// }
+///
+/// /// How many of the system's entities lie right of `x`.
+/// fn right_of(view: &View<'_, World, Rank>, x: f32) -> u32 {
+///     let mut n = 0;
+///     view.for_all_entities::<&Position>(|other| {
+///         if other.0 > x {
+///             n += 1;
+///         }
+///     });
+///     n
+/// }
+///
+/// impl System<World> for Rank {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         data.for_entities::<&Position>(|view, pos| {
+///             *view.output() += right_of(view, pos.0);
+///         });
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     for x in [0.0, 1.0, 2.0] {
+///         p.spawn((Position(x),)).unwrap();
+///     }
+///     p.run_all(&());
+/// });
+/// // 0.0 has two entities to its right, 1.0 one.
+/// assert_eq!(world.outputs::<Rank>().iter().sum::<u32>(), 3);
+/// ```
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     cx: &'a Context<Cx>,
     set: &'a SparseSet,
@@ -52,6 +96,35 @@ pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
 ///
 /// Handles ([`Entity`]) stay valid across steps; ids ([`EntityId`]) only
 /// until the next refresh, and systems see ids only.
+///
+/// # Example
+///
+/// ```
+/// use ecs::{Data, System};
+///
+/// pub struct Position(pub f32);
+/// pub struct Velocity(pub f32);
+/// #[derive(Default)]
+/// pub struct Move;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position, Velocity: contiguous; }
+///         systems { movement: Move { read: [Velocity], write: [Position] } }
+///     }
+/// }
+///
+/// impl System<World, f32> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(2.0))).unwrap());
+/// world.step(|p| p.run_all(&0.5));
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
+/// ```
 pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     view: View<'a, Cx, S>,
 }

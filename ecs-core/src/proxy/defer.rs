@@ -15,6 +15,50 @@ use crate::storage::Column;
 /// Changes to an entity's components take effect at once; systems see them
 /// from the next time they run (entities changed since the last matching
 /// are matched to systems before systems run).
+///
+/// A system cannot add components (other systems may be reading them), so
+/// it defers the change, which runs at the step's refresh:
+///
+/// ```
+/// use ecs::{Data, Defer, EntityId, System};
+///
+/// pub struct Age(pub u32);
+/// pub struct Elder;
+/// #[derive(Default)]
+/// pub struct Grow;
+///
+/// ecs::declare_context! {
+///     pub context Village {
+///         components { Age: contiguous; Elder: tag; }
+///         systems { grow: Grow { read: [Age] } }
+///     }
+/// }
+///
+/// impl System<Village> for Grow {
+///     fn process(&self, data: &mut Data<'_, Village, Self>, _: &()) {
+///         let mut old = Vec::new();
+///         data.for_each::<(EntityId, &Age)>(|(id, age)| {
+///             if age.0 >= 3 {
+///                 old.push(id);
+///             }
+///         });
+///         for id in old {
+///             let e = data.handle(id).unwrap();
+///             data.defer(move |d: &mut Defer<'_, Village>| {
+///                 d.add(e, Elder).unwrap();
+///             });
+///         }
+///     }
+/// }
+///
+/// let mut village = Village::new();
+/// let (young, old) = village.step(|p| (p.spawn((Age(1),)).unwrap(), p.spawn((Age(5),)).unwrap()));
+/// village.step(|p| p.run_all(&()));
+/// village.step(|p| {
+///     assert!(!p.has::<Elder>(young));
+///     assert!(p.has::<Elder>(old));
+/// });
+/// ```
 pub struct Defer<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a mut Context<Cx>,
 }

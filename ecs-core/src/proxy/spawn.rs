@@ -17,6 +17,40 @@ use core::ops::Range;
 /// Sealed: only these tuples implement it, and no other type can, since
 /// `spawn` records the bits a bundle reports and systems then read those
 /// components without checking (see `SAFETY.md`).
+///
+/// ```
+/// use ecs::traits::{Component, Components, ContextDecl};
+/// use ecs::Defer;
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// Gives component `C` to every entity that has the components `W` and
+/// /// lacks `C`, in any context.
+/// fn give<Cx: ContextDecl, W: Components<Cx>, C: Component<Cx>>(p: &mut Defer<'_, Cx>, make: impl Fn() -> C) -> usize {
+///     p.add_to_all::<W, C>(|_| make())
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.spawn((Position(0.0),)).unwrap();
+///     assert_eq!(give::<World, (Position,), _>(p, || Velocity(1.0)), 1);
+///     assert!(p.has::<Velocity>(e));
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tuple of components of `{Cx}`",
     note = "write the components as a tuple: `({Self},)` for one, `(A, B)` for several, `()` for none"
@@ -44,6 +78,43 @@ impl<Cx: ContextDecl> Components<Cx> for () {
 /// store a value of every component its bits report, for the new entity
 /// only; an implementation outside this crate could break that from safe
 /// code (see `SAFETY.md`).
+///
+/// ```
+/// use ecs::traits::{Bundle, ContextDecl};
+/// use ecs::{ContextFull, Defer, Entity};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// Spawns `n` entities, each with the bundle `make` returns, in any context.
+/// fn spawn_n<Cx: ContextDecl, B: Bundle<Cx>>(
+///     p: &mut Defer<'_, Cx>,
+///     n: usize,
+///     make: impl Fn() -> B,
+/// ) -> Result<Vec<Entity>, ContextFull> {
+///     (0..n).map(|_| p.spawn(make())).collect()
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let es = spawn_n(p, 3, || (Position(1.0), Velocity(0.5))).unwrap();
+///     assert_eq!(es.len(), 3);
+///     assert!(p.has::<Velocity>(es[2]));
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle of components of `{Cx}`",
     note = "give the values as a tuple of distinct components: `(value,)` for one, `(a, b)` for several"
@@ -61,7 +132,7 @@ mod sealed {
 
     /// Implemented by `()` and by the tuples of one to twelve components.
     #[diagnostic::on_unimplemented(
-        message = "`ecs::Components` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::Components` is sealed: `{Self}` cannot implement it",
         note = "component sets are tuples of the context's components, `(A,)`, `(A, B)`, ... or `()`, which implement it already"
     )]
     pub trait SealedComponents<Cx: ContextDecl> {}
@@ -74,7 +145,7 @@ mod sealed {
     /// other id's values; `DISTINCT` is whether the tuple names each
     /// component once.
     #[diagnostic::on_unimplemented(
-        message = "`ecs::Bundle` is sealed: `{Self}` cannot implement it",
+        message = "`ecs::traits::Bundle` is sealed: `{Self}` cannot implement it",
         note = "bundles are tuples of distinct components of the context, `(a,)`, `(a, b)`, ..., which implement it already: spawn a tuple"
     )]
     pub trait SealedBundle<Cx: ContextDecl>: Sized {
@@ -396,6 +467,25 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 ///
 /// Handles of slots that were freed and reused are kept in a list; fresh
 /// slots, which come last and all have generation 0, are kept as a range.
+///
+/// ```
+/// use ecs::{Entity, Spawned};
+///
+/// pub struct Position(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let spawned: Spawned = world.step(|p| p.spawn_batch((0..3u8).map(|i| (Position(f32::from(i)),))).unwrap());
+/// assert_eq!(spawned.len(), 3);
+/// let handles: Vec<Entity> = spawned.collect();
+/// world.step(|p| assert_eq!(p.get::<Position>(handles[2]).map(|p| p.0), Some(2.0)));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Spawned {
     reused: std::vec::IntoIter<Entity>,

@@ -10,6 +10,40 @@ use core::ops::{Deref, DerefMut};
 /// What the closure given to [`Context::step`](crate::Context::step) works
 /// with: every operation of [`Defer`] (which it dereferences to), plus
 /// running systems and reading their state and outputs.
+///
+/// ```
+/// use ecs::{Data, Step, System};
+///
+/// pub struct Score(pub u32);
+/// #[derive(Default)]
+/// pub struct Total;
+///
+/// ecs::declare_context! {
+///     pub context Game {
+///         components { Score: contiguous; }
+///         systems { total: Total { read: [Score], output: u32 } }
+///     }
+/// }
+///
+/// impl System<Game> for Total {
+///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+///         let mut sum = 0;
+///         data.for_each::<&Score>(|s| sum += s.0);
+///         *data.output() += sum;
+///     }
+/// }
+///
+/// /// Spawns a player, runs the systems and reads the total.
+/// fn play(p: &mut Step<'_, Game>) -> u32 {
+///     p.spawn((Score(3),)).unwrap();
+///     p.run_all(&());
+///     p.outputs::<Total>().iter().sum()
+/// }
+///
+/// let mut game = Game::new();
+/// assert_eq!(game.step(play), 3);
+/// assert_eq!(game.step(play), 6);
+/// ```
 pub struct Step<'a, Cx: ContextDecl> {
     defer: Defer<'a, Cx>,
     events: &'a mut (dyn EventSink + 'a),
@@ -17,6 +51,47 @@ pub struct Step<'a, Cx: ContextDecl> {
 
 /// A set of systems to start chains from: a tuple of system types, none of
 /// which depends on another.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Dispatch, Roots};
+/// use ecs::{Data, Step, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// impl System<World> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0);
+///     }
+/// }
+/// # impl System<World> for Draw {
+/// #     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+/// # }
+///
+/// /// Runs the chains starting from the systems of `R`, in any context.
+/// fn run_chains<Cx: ContextDecl + Dispatch<()>, R: Roots<Cx>>(p: &mut Step<'_, Cx>) {
+///     p.run_from::<R, ()>(&());
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(1.0))).unwrap());
+/// world.step(run_chains::<World, (Move,)>); // `movement`, then `draw`
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
+/// assert_eq!(<(Move,) as Roots<World>>::INDICES, [0]);
+/// ```
 pub trait Roots<Cx: ContextDecl> {
     /// The systems' indices.
     const INDICES: &'static [usize];

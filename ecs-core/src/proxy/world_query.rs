@@ -38,6 +38,37 @@ use core::marker::PhantomData;
 ///
 /// Resources, or any other right checked per system, can be given to it the
 /// same way: a blanket implementation of the right for `Exclusive<Cx>`.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Exclusive, Query};
+/// use ecs::Defer;
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// /// Calls `f` with query `Q`'s item of every entity it matches, in any context.
+/// fn each<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(p: &mut Defer<'_, Cx>, f: impl FnMut(Q::Item<'_>)) {
+///     p.for_each::<Q>(f);
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(2.0))).unwrap());
+/// world.step(|p| each::<World, (&mut Position, &Velocity)>(p, |(p, v)| p.0 += v.0));
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(2.0)));
+/// ```
 pub struct Exclusive<Cx> {
     // `*const` makes it neither `Send` nor `Sync` (see above).
     _not_a_system: PhantomData<*const Cx>,
@@ -387,6 +418,28 @@ unsafe fn one<'w, Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(cx: &'w Context<
 /// The iterator of [`Defer::query`] and [`Defer::query_mut`]: the handle
 /// and the item of query `Q` of every live entity holding the components
 /// `Q` names, in id order.
+///
+/// ```
+/// use ecs::{Entity, QueryIter};
+///
+/// pub struct Position(pub f32);
+/// pub struct Frozen;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; Frozen: tag; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let (a, _) = world.step(|p| (p.spawn((Position(1.0), Frozen)).unwrap(), p.spawn((Position(2.0),)).unwrap()));
+/// world.step(|p| {
+///     let frozen: QueryIter<'_, World, (&Position, &Frozen)> = p.query::<(&Position, &Frozen)>();
+///     let found: Vec<(Entity, f32)> = frozen.map(|(e, (pos, _))| (e, pos.0)).collect();
+///     assert_eq!(found, [(a, 1.0)]);
+/// });
+/// ```
 pub struct QueryIter<'w, Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> {
     fetch: Q::Fetch,
     runs: Runs<'w, Cx::Bits>,

@@ -6,6 +6,25 @@
 /// Strategies compose: [`Parallelism::NoneBelow`] wraps another strategy.
 /// Subtasks get contiguous, nearly equal slices of the system's entities; a
 /// system always has at least one subtask, even with no entities.
+///
+/// ```
+/// use ecs::traits::{Parallelism, SystemOf};
+///
+/// pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Cull;
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position: contiguous; }
+///         systems { cull: Cull { read: [Position], parallelism: split_every(1000) } }
+///     }
+/// }
+///
+/// let strategy = <Cull as SystemOf<World>>::PARALLELISM;
+/// assert_eq!(strategy, Parallelism::SplitEvery(1000));
+/// assert_eq!(strategy.subtasks(2500, 4), 3);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parallelism {
     /// One subtask.

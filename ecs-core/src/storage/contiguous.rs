@@ -17,6 +17,19 @@ use core::ptr::NonNull;
 /// Invariants: `present` has the bit of `id` set exactly when `slots[id]` is
 /// initialised (so `id < slots.len()`); with a fixed limit, `slots` was sized
 /// for the limit at creation and never reallocates.
+///
+/// ```
+/// use ecs::storage::{Column, Contiguous, Storage};
+/// use ecs::{EntityId, EntityLimit};
+///
+/// let mut column = Contiguous::<u32>::new(EntityLimit::Fixed(8));
+/// let id = EntityId::from_bits(3);
+/// assert_eq!(column.insert(id, 1), None);
+/// assert_eq!(column.insert(id, 2), Some(1));
+/// assert_eq!(column.get(id), Some(&2));
+/// assert_eq!(column.remove(id), Some(2));
+/// assert!(!column.contains(id));
+/// ```
 pub struct Contiguous<T> {
     slots: Vec<UnsafeCell<MaybeUninit<T>>>,
     present: Presence,

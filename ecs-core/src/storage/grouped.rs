@@ -19,6 +19,12 @@ use core::ptr::{addr_of_mut, NonNull};
 /// # Safety
 /// `Slots` is a tuple with one `MaybeUninit` field per member, and
 /// `drop_members` drops exactly the members whose bit is set.
+///
+/// ```
+/// use ecs::storage::Group;
+///
+/// assert_eq!(<(f32, u8, String) as Group>::LEN, 3);
+/// ```
 pub unsafe trait Group: Send + Sync + 'static {
     /// One possibly-uninitialised field per member.
     type Slots: Send + Sync;
@@ -39,6 +45,17 @@ pub unsafe trait Group: Send + Sync + 'static {
 /// # Safety
 /// `project` returns the address of field `I` of the slots, whose type is
 /// `MaybeUninit<Self::Item>`, and distinct `I` give disjoint fields.
+///
+/// ```
+/// use ecs::storage::Member;
+///
+/// /// The name of member 1's type.
+/// fn second<G: Member<1>>() -> &'static str {
+///     std::any::type_name::<G::Item>()
+/// }
+///
+/// assert_eq!(second::<(f32, u8)>(), "u8");
+/// ```
 pub unsafe trait Member<const I: usize>: Group {
     /// The member's component type.
     type Item: Send + Sync + 'static;
@@ -101,6 +118,29 @@ group!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// Invariants: `masks[id]` has bit `i` set exactly when member `i` of
 /// `slots[id]` is initialised; `slots.len() == masks.len()`; with a fixed
 /// limit both were sized for the limit at creation and never reallocate.
+///
+/// A declaration's `(A, B): grouped;` stores `A` and `B` in one `Grouped<(A,
+/// B)>`, each reached as a [`GroupColumn`]:
+///
+/// ```
+/// pub struct Position(pub f32);
+/// pub struct Velocity(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { (Position, Velocity): grouped; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+/// world.step(|p| {
+///     assert!(!p.has::<Velocity>(e)); // each member has its own presence bit
+///     p.add(e, Velocity(2.0)).unwrap();
+///     assert_eq!(p.get::<Velocity>(e).map(|v| v.0), Some(2.0));
+/// });
+/// ```
 pub struct Grouped<G: Group> {
     slots: Vec<UnsafeCell<G::Slots>>,
     masks: Vec<u8>,
@@ -178,6 +218,18 @@ impl<G: Group> Drop for Grouped<G> {
 }
 
 /// The view of member `I` of a [`Grouped`] storage as a column.
+///
+/// ```
+/// use ecs::storage::{Column, GroupColumn, Storage};
+/// use ecs::{EntityId, EntityLimit};
+///
+/// // Member 1 (the `u8`) of a group of `(f32, u8)`.
+/// let mut column = GroupColumn::<(f32, u8), 1>::new(EntityLimit::Fixed(4));
+/// let id = EntityId::from_bits(2);
+/// assert_eq!(column.insert(id, 7), None);
+/// assert_eq!(column.get(id), Some(&7));
+/// assert_eq!(column.remove(id), Some(7));
+/// ```
 #[repr(transparent)]
 pub struct GroupColumn<G: Group, const I: usize>(Grouped<G>);
 

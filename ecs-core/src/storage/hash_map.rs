@@ -12,6 +12,19 @@ use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
 
 /// Memory only for the entities that hold the component; lookups hash the id.
+///
+/// ```
+/// use ecs::storage::{Column, HashMapStorage, Storage};
+/// use ecs::{EntityId, EntityLimit};
+///
+/// let mut column = HashMapStorage::<String>::new(EntityLimit::Dynamic { initial: 0 });
+/// let id = EntityId::from_bits(3);
+/// assert_eq!(column.insert(id, "a".to_string()), None);
+/// assert_eq!(column.insert(id, "b".to_string()), Some("a".to_string()));
+/// assert_eq!(column.get(id), Some(&"b".to_string()));
+/// assert_eq!(column.remove(id), Some("b".to_string()));
+/// assert!(!column.contains(id));
+/// ```
 pub struct HashMapStorage<T> {
     map: FxHashMap<u32, UnsafeCell<T>>,
 }

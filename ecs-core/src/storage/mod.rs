@@ -99,6 +99,75 @@ use core::ptr::NonNull;
 /// only once the call that stores the value has returned, and clears the
 /// record before it removes the value. The built-in storages honour this
 /// contract, each for the reason stated at its `unsafe impl`.
+///
+/// A custom storage that counts the values ever stored, keeping them in a
+/// built-in storage, to which it leaves the contract:
+///
+/// ```
+/// use ecs::storage::{Column, HashMapStorage, Storage};
+/// use ecs::{EntityId, EntityLimit};
+/// use std::ptr::NonNull;
+///
+/// pub struct Score(pub u32);
+///
+/// /// Scores in a hash map, counting insertions.
+/// pub struct CountedScores {
+///     inner: HashMapStorage<Score>,
+///     pub inserted: usize,
+/// }
+///
+/// impl Storage for CountedScores {
+///     fn new(limit: EntityLimit) -> Self {
+///         CountedScores { inner: HashMapStorage::new(limit), inserted: 0 }
+///     }
+/// }
+///
+/// // SAFETY: every method is `HashMapStorage`'s, which keeps the contract.
+/// unsafe impl Column for CountedScores {
+///     type Item = Score;
+///     type Fetch = <HashMapStorage<Score> as Column>::Fetch;
+///
+///     fn insert(&mut self, id: EntityId, value: Score) -> Option<Score> {
+///         self.inserted += 1;
+///         self.inner.insert(id, value)
+///     }
+///     fn remove(&mut self, id: EntityId) -> Option<Score> {
+///         self.inner.remove(id)
+///     }
+///     fn contains(&self, id: EntityId) -> bool {
+///         self.inner.contains(id)
+///     }
+///     fn get(&self, id: EntityId) -> Option<&Score> {
+///         self.inner.get(id)
+///     }
+///     fn get_mut(&mut self, id: EntityId) -> Option<&mut Score> {
+///         self.inner.get_mut(id)
+///     }
+///     fn get_ptr(&self, id: EntityId) -> Option<NonNull<Score>> {
+///         self.inner.get_ptr(id)
+///     }
+///     fn fetch_state(&self) -> Self::Fetch {
+///         self.inner.fetch_state()
+///     }
+///     unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<Score> {
+///         // SAFETY: the caller keeps `fetch`'s contract, which is the inner
+///         // storage's.
+///         unsafe { HashMapStorage::<Score>::fetch(state, id) }
+///     }
+/// }
+///
+/// ecs::declare_context! {
+///     pub context Game {
+///         components { Score: custom(CountedScores); }
+///         systems {}
+///     }
+/// }
+///
+/// let mut game = Game::new();
+/// let e = game.step(|p| p.spawn((Score(1),)).unwrap());
+/// game.step(|p| p.add(e, Score(2)).map(drop).unwrap());
+/// game.step(|p| assert_eq!(p.get::<Score>(e).map(|s| s.0), Some(2)));
+/// ```
 pub unsafe trait Column: Send + Sync {
     /// The component type stored.
     type Item: Send + Sync + 'static;
@@ -250,6 +319,19 @@ pub unsafe trait Column: Send + Sync {
 ///
 /// Implement it (and [`Column`]) for a type and name it in a declaration with
 /// `Component: custom(MyStorage)`.
+///
+/// ```
+/// use ecs::storage::{Column, Contiguous, Storage};
+/// use ecs::EntityLimit;
+///
+/// /// An empty column of any storage.
+/// fn empty<S: Storage>() -> S {
+///     S::new(EntityLimit::Dynamic { initial: 16 })
+/// }
+///
+/// let column: Contiguous<u32> = empty();
+/// assert_eq!(column.get(ecs::EntityId::from_bits(0)), None);
+/// ```
 pub trait Storage: Column + Sized {
     /// An empty storage. With [`EntityLimit::Fixed`], allocate for the limit
     /// here: a fixed context promises that storage never reallocates.

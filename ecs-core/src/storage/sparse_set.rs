@@ -18,6 +18,19 @@ const ABSENT: u32 = u32::MAX;
 /// Invariant: `values.len() == owners.len()`; for every stored id,
 /// `owners[index[id]] == id`; every other id maps to `ABSENT` or lies past
 /// `index.len()`.
+///
+/// ```
+/// use ecs::storage::{Column, SparseSetStorage, Storage};
+/// use ecs::{EntityId, EntityLimit};
+///
+/// let mut column = SparseSetStorage::<u32>::new(EntityLimit::Dynamic { initial: 0 });
+/// let id = EntityId::from_bits(3);
+/// assert_eq!(column.insert(id, 1), None);
+/// assert_eq!(column.insert(id, 2), Some(1));
+/// assert_eq!(column.get(id), Some(&2));
+/// assert_eq!(column.remove(id), Some(2));
+/// assert!(!column.contains(id));
+/// ```
 pub struct SparseSetStorage<T> {
     values: Vec<UnsafeCell<T>>,
     owners: Vec<EntityId>,

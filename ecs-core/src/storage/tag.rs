@@ -18,6 +18,21 @@ use core::ptr::NonNull;
 /// # Panics
 /// Using it with a type that is not zero-sized fails to compile (a constant
 /// evaluation error names the rule).
+///
+/// ```
+/// use ecs::storage::{Column, Storage, Tag};
+/// use ecs::{EntityId, EntityLimit};
+///
+/// #[derive(Debug, PartialEq)]
+/// pub struct Selected;
+///
+/// let mut column = Tag::<Selected>::new(EntityLimit::Dynamic { initial: 0 });
+/// let id = EntityId::from_bits(3);
+/// assert_eq!(column.insert(id, Selected), None);
+/// assert!(column.contains(id));
+/// assert_eq!(column.remove(id), Some(Selected));
+/// assert!(!column.contains(id));
+/// ```
 pub struct Tag<T> {
     present: Presence,
     _values: PhantomData<T>,

@@ -3,7 +3,8 @@
 //! write components it does not declare, beside other systems. It is
 //! neither `Send` nor `Sync`, which every system is (and so no declaration
 //! can name it as a system's type either).
-use ecs::{Exclusive, Parallelism, SystemOf, SystemSlot};
+use ecs::__private::SystemSlot;
+use ecs::traits::{Exclusive, Parallelism, SystemOf};
 pub struct Position(pub f32);
 
 ecs::declare_context! {
@@ -17,10 +18,10 @@ unsafe impl SystemOf<World> for Exclusive<World> {
     const INDEX: usize = 0;
     const PARALLELISM: Parallelism = Parallelism::None;
     type Output = ();
-    fn slot(_: &<World as ecs::ContextDecl>::Systems) -> &SystemSlot<World, Self> {
+    fn slot(_: &<World as ecs::traits::ContextDecl>::Systems) -> &SystemSlot<World, Self> {
         unimplemented!()
     }
-    fn slot_mut(_: &mut <World as ecs::ContextDecl>::Systems) -> &mut SystemSlot<World, Self> {
+    fn slot_mut(_: &mut <World as ecs::traits::ContextDecl>::Systems) -> &mut SystemSlot<World, Self> {
         unimplemented!()
     }
 }

@@ -22,13 +22,13 @@ impl System<World> for Reader {
 
 pub struct Liar;
 
-impl ecs::Components<World> for Liar {
-    fn bits() -> <World as ecs::ContextDecl>::Bits {
-        <(Name,) as ecs::Components<World>>::bits()
+impl ecs::traits::Components<World> for Liar {
+    fn bits() -> <World as ecs::traits::ContextDecl>::Bits {
+        <(Name,) as ecs::traits::Components<World>>::bits()
     }
 }
 
-impl ecs::Bundle<World> for Liar {}
+impl ecs::traits::Bundle<World> for Liar {}
 
 fn main() {
     let mut w = World::new();

@@ -9,6 +9,6 @@ ecs::declare_context! {
     }
 }
 
-impl ecs::Bundle<World> for () {}
+impl ecs::traits::Bundle<World> for () {}
 
 fn main() {}

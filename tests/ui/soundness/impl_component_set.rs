@@ -4,7 +4,7 @@
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Yes;
 
-impl ecs::ComponentSet for Yes {
+impl ecs::traits::ComponentSet for Yes {
     fn insert(&mut self, _: usize) {}
     fn remove(&mut self, _: usize) {}
     fn contains(&self, _: usize) -> bool { true }

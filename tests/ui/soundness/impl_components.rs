@@ -10,8 +10,8 @@ ecs::declare_context! {
     }
 }
 
-impl ecs::Components<World> for Everything {
-    fn bits() -> <World as ecs::ContextDecl>::Bits {
+impl ecs::traits::Components<World> for Everything {
+    fn bits() -> <World as ecs::traits::ContextDecl>::Bits {
         Default::default()
     }
 }

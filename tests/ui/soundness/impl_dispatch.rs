@@ -20,7 +20,7 @@ impl System<World> for Reader {
     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
 }
 
-impl ecs::Dispatch<MyArgs> for World {
+impl ecs::traits::Dispatch<MyArgs> for World {
     unsafe fn dispatch(_: &ecs::Context<Self>, _: usize, _: &MyArgs) {}
 }
 
