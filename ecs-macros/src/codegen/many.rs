@@ -28,3 +28,12 @@ pub fn storage_type(inner: ManyInner, comp: &Component) -> TokenStream {
         ManyInner::HashMap => quote!(::ecs::__private::HashMapStorage<#set>),
     }
 }
+
+/// The storage column of the generated docs' component table.
+pub fn describe(inner: ManyInner) -> String {
+    match inner {
+        ManyInner::Contiguous => "`many` (sets of instances)".to_owned(),
+        ManyInner::SparseSet => "`many(sparse_set)` (sets of instances)".to_owned(),
+        ManyInner::HashMap => "`many(hash_map)` (sets of instances)".to_owned(),
+    }
+}
