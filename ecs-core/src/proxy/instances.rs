@@ -33,7 +33,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     ///     assert_eq!(p.instances::<Emitter>(explosion), [Emitter("smoke"), Emitter("sparks")]);
     ///
     ///     assert_eq!(p.remove_instance(explosion, smoke), Some(Emitter("smoke")));
-    ///     assert_eq!(p.instance(explosion, sparks), Some(&Emitter("sparks")));
+    ///     assert_eq!(p.instance::<Emitter>(explosion, sparks), Some(&Emitter("sparks")));
     ///     // The last instance takes the component with it.
     ///     assert_eq!(p.remove_instance(explosion, sparks), Some(Emitter("sparks")));
     ///     assert!(!p.has::<Many<Emitter>>(explosion));

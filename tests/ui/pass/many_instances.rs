@@ -79,7 +79,7 @@ fn main() {
     world.step(|p| {
         let kinds: Vec<&str> = p.instances::<Emitter>(explosion).iter().map(|e| e.kind).collect();
         assert_eq!(kinds, ["rubble", "sparks"]);
-        assert_eq!(p.instance(explosion, sparks).map(|e| e.particles), Some(10));
+        assert_eq!(p.instance::<Emitter>(explosion, sparks).map(|e| e.particles), Some(10));
         assert_eq!(p.instances::<Debris>(explosion), [Debris(3)]);
     });
 }
