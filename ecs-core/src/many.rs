@@ -23,8 +23,12 @@
 //! systems see a slice of one. `size_of::<Many<T>>()` is `T`'s size plus the
 //! 8-byte key, rounded up to the alignment: the tag telling one from several
 //! hides in the key's niche (a key is never 0), so `Many<u64>` is 16 bytes
-//! and `Many<[f32; 3]>` 24 (unit-tested). The key is the one cost of one
-//! instance over a plain component, and it is what makes references stable. The instances of an entity with several are
+//! and `Many<[f32; 3]>` 24 (unit-tested). The key is the one cost in memory
+//! of one instance over a plain component, and it is what makes references
+//! stable. In time, a system reaches each set through a branch (one or
+//! several) and walks a slice, which the compiler does not vectorise across
+//! entities as it does a `contiguous` column: a component every entity
+//! holds exactly once is better declared `contiguous`. The instances of an entity with several are
 //! one `Vec`, in the order they were added, their keys in a parallel `Vec`
 //! that iteration does not touch.
 //!
@@ -34,7 +38,12 @@
 //! reused (2^64 instances), so a stale key can never name another instance,
 //! whatever happened meanwhile: other instances removed (indices shift, keys
 //! do not), the whole set replaced or removed and a new one added, sets
-//! swapped between entities. A stable reference to an instance is the pair
+//! swapped between entities. (Keys counted per set, 0, 1, 2, ..., would cost
+//! nothing for one instance, but a set removed and added again, or replaced
+//! through `&mut`, would count from 0 again, and a stale reference would
+//! name the new instance; keeping a counter per entity id outside the sets
+//! would not survive a replacement through `&mut` either.) A stable
+//! reference to an instance is the pair
 //! ([`Entity`](crate::Entity), [`InstanceKey`]): the handle's generation
 //! guards the entity, the key the instance.
 
