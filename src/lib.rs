@@ -12,6 +12,7 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
     Spawned, Step, System, View,
 };
+pub use ecs_core::{InstanceKey, Many};
 /// # Example
 ///
 /// ```

@@ -17,6 +17,8 @@ const ROOT: &[&str] = &[
     "Entity",
     "EntityId",
     "EntityLimit",
+    "InstanceKey",
+    "Many",
     "NoSuchEntity",
     "QueryIter",
     "RefreshEvents",

@@ -230,7 +230,8 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component of context `{Cx}`",
     label = "not declared in `{Cx}`",
-    note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`"
+    note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`",
+    note = "a component declared `many` is named by its set of instances, `Many<{Self}>`"
 )]
 pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     /// The component's index in the declaration.

@@ -30,6 +30,7 @@ mod entity;
 mod error;
 mod events;
 mod fn_queue;
+mod many;
 mod proxy;
 mod query;
 mod reclaim;
@@ -51,6 +52,7 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
+pub use many::{InstanceKey, Many};
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};

@@ -38,6 +38,8 @@ pub struct ComponentEntry {
     pub strategy: Ident,
     /// The type of `custom(Type)`.
     pub custom: Option<Type>,
+    /// The strategy inside `many(...)`, which stores the sets of instances.
+    pub many_inner: Option<Ident>,
 }
 
 pub struct SystemEntry {

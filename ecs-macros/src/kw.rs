@@ -24,6 +24,8 @@ pub const SPARSE_SET: &str = "sparse_set";
 pub const HASH_MAP: &str = "hash_map";
 pub const TAG: &str = "tag";
 pub const CUSTOM: &str = "custom";
+/// Several instances per entity: `A: many;` or `A: many(sparse_set);`.
+pub const MANY: &str = "many";
 
 /// System keys.
 pub const READ: &str = "read";

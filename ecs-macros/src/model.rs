@@ -59,11 +59,25 @@ pub struct Component<'a> {
 
 pub enum Storage<'a> {
     Contiguous,
-    Grouped { group: usize, member: usize },
+    Grouped {
+        group: usize,
+        member: usize,
+    },
     SparseSet,
     HashMap,
     Tag,
     Custom(&'a Type),
+    /// `many` / `many(inner)`: a set of instances per entity, stored as
+    /// `inner` stores one value.
+    Many(ManyInner),
+}
+
+/// Where the sets of a `many` component live.
+#[derive(Clone, Copy)]
+pub enum ManyInner {
+    Contiguous,
+    SparseSet,
+    HashMap,
 }
 
 impl Storage<'_> {
@@ -75,6 +89,7 @@ impl Storage<'_> {
             Storage::HashMap => kw::HASH_MAP,
             Storage::Tag => kw::TAG,
             Storage::Custom(_) => kw::CUSTOM,
+            Storage::Many(_) => kw::MANY,
         }
     }
 }
@@ -304,6 +319,7 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
         let shape_ok = validate::check_group_shape(entry, cx);
         let grouped = entry.strategy == kw::GROUPED && shape_ok;
         let group = groups.len();
+        let many = (entry.strategy == kw::MANY).then(|| validate::check_many(entry, cx));
         let mut members = Vec::new();
         for path in &entry.types {
             let name = path_key(path);
@@ -321,6 +337,7 @@ fn components<'a>(decl: &'a Declaration, cx: &mut Ctxt) -> (Vec<Component<'a>>, 
                 kw::SPARSE_SET => Storage::SparseSet,
                 kw::HASH_MAP => Storage::HashMap,
                 kw::TAG => Storage::Tag,
+                kw::MANY => Storage::Many(many.expect("checked for `many` above")),
                 _ => Storage::Custom(entry.custom.as_ref().expect("parsed with custom")),
             };
             members.push(out.len());

@@ -190,6 +190,7 @@ impl Parse for ComponentEntry {
         } else {
             None
         };
+        let many_inner = parse_many_inner(input, &strategy)?;
         let known = [
             kw::CONTIGUOUS,
             kw::GROUPED,
@@ -197,12 +198,13 @@ impl Parse for ComponentEntry {
             kw::HASH_MAP,
             kw::TAG,
             kw::CUSTOM,
+            kw::MANY,
         ];
         if !known.iter().any(|k| strategy == k) {
             return Err(Error::new(
                 strategy.span(),
                 format!(
-                    "unknown storage strategy `{strategy}`; expected `contiguous`, `grouped`, `sparse_set`, `hash_map`, `tag` or `custom(Type)`{}",
+                    "unknown storage strategy `{strategy}`; expected `contiguous`, `grouped`, `sparse_set`, `hash_map`, `tag`, `many` or `custom(Type)`{}",
                     did_you_mean(&strategy.to_string(), known)
                 ),
             ));
@@ -214,6 +216,7 @@ impl Parse for ComponentEntry {
             parenthesised,
             strategy,
             custom,
+            many_inner,
         })
     }
 }
@@ -327,4 +330,20 @@ impl Parse for ParallelismExpr {
             }
         })
     }
+}
+
+/// The optional `(strategy)` after `many`: where the sets of instances live
+/// (checked in `validate::check_many`).
+fn parse_many_inner(input: ParseStream, strategy: &Ident) -> Result<Option<Ident>> {
+    if *strategy != kw::MANY || !input.peek(syn::token::Paren) {
+        return Ok(None);
+    }
+    let inner;
+    parenthesized!(inner in input);
+    let ident: Ident = inner.parse()?;
+    // `many(custom(Type))`: read the rest so the error is `check_many`'s.
+    if !inner.is_empty() {
+        inner.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(Some(ident))
 }

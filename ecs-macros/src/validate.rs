@@ -5,7 +5,7 @@
 use crate::ast::{ComponentEntry, SystemEntry};
 use crate::ctxt::Ctxt;
 use crate::kw;
-use crate::model::{path_key, Component, Model, System};
+use crate::model::{path_key, Component, ManyInner, Model, System};
 use crate::suggest;
 use syn::{Ident, Path};
 
@@ -43,6 +43,10 @@ pub fn check_group_shape(entry: &ComponentEntry, cx: &mut Ctxt) -> bool {
             );
             false
         }
+        (false, Some(span)) if entry.strategy == kw::MANY => {
+            cx.error_at(span, many_in_group_message(entry));
+            true
+        }
         (false, Some(span)) => {
             cx.error_at(
                 span,
@@ -56,6 +60,52 @@ pub fn check_group_shape(entry: &ComponentEntry, cx: &mut Ctxt) -> bool {
         }
         _ => true,
     }
+}
+
+/// Rule: `many` takes single components (a group stores one value of each
+/// member per entity), and its sets live in `contiguous` (the default),
+/// `sparse_set` or `hash_map`: not `tag` (zero-sized instances carry
+/// nothing to tell apart), `grouped`, `many` or `custom`. A wrong inner
+/// strategy (reported) is read as `contiguous`.
+pub fn check_many(entry: &ComponentEntry, cx: &mut Ctxt) -> ManyInner {
+    let Some(inner) = &entry.many_inner else {
+        return ManyInner::Contiguous;
+    };
+    let name = || entry.types.iter().map(path_key).collect::<Vec<_>>().join(", ");
+    match inner.to_string().as_str() {
+        kw::CONTIGUOUS => return ManyInner::Contiguous,
+        kw::SPARSE_SET => return ManyInner::SparseSet,
+        kw::HASH_MAP => return ManyInner::HashMap,
+        kw::TAG => cx.error_spanned(
+            inner,
+            format!(
+                "a `tag` stores no data, so several instances of it would be indistinguishable; declare `{}: tag;` for a marker, or `many` without `tag` for instances that hold data",
+                name()
+            ),
+        ),
+        kw::GROUPED => cx.error_spanned(
+            inner,
+            format!(
+                "the sets of a `many` component cannot be grouped; write `{}: many;` (or `many(sparse_set)`, `many(hash_map)`)",
+                name()
+            ),
+        ),
+        other => cx.error_spanned(
+            inner,
+            format!(
+                "`many({other})` is not a storage for sets of instances; expected `many(contiguous)` (the same as `many`), `many(sparse_set)` or `many(hash_map)`"
+            ),
+        ),
+    }
+    ManyInner::Contiguous
+}
+
+/// The error for `(A, B): many;`.
+fn many_in_group_message(entry: &ComponentEntry) -> String {
+    format!(
+        "a group stores one value of each member per entity, so it cannot hold several instances; declare each `many` component on its own, as in `{}: many;`",
+        entry.types.iter().map(path_key).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// Rule: each component is declared once, bound to one storage strategy.

@@ -12,6 +12,7 @@
 //! | `sparse_set` | [`SparseSetStorage`] | packed values, id-to-index map, swap-remove |
 //! | `hash_map` | [`HashMapStorage`] | a hash map from id to value, for rare components |
 //! | `tag` | [`Tag`] | no data: presence bits of a zero-sized type |
+//! | `many` | [`Contiguous`]`<`[`Many<T>`](crate::Many)`>` (or the `sparse_set`, `hash_map` column of sets) | a never-empty set of instances per entity: one inline, several in a `Vec` |
 //!
 //! # Concurrency contract
 //! While systems run, a column is only shared (`&self`); systems write values

@@ -56,6 +56,7 @@ pub fn context_docs(model: &Model) -> TokenStream {
                 )
             ),
             Storage::Custom(t) => format!("custom `{}`", quote!(#t).to_string().replace(' ', "")),
+            Storage::Many(inner) => super::many::describe(*inner),
             s => format!("`{}`", s.keyword()),
         };
         let readers = model

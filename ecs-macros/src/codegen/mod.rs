@@ -3,6 +3,7 @@
 
 mod docs;
 mod inspect;
+mod many;
 mod storage;
 mod systems;
 

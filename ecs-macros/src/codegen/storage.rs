@@ -22,6 +22,7 @@ fn storage_type(model: &Model, c: usize) -> TokenStream {
         Storage::HashMap => quote!(::ecs::__private::HashMapStorage<#path>),
         Storage::Tag => quote!(::ecs::__private::Tag<#path>),
         Storage::Custom(ty) => quote!(#ty),
+        Storage::Many(inner) => super::many::storage_type(*inner, &model.components[c]),
         Storage::Grouped { .. } => unreachable!("groups have their own field"),
     }
 }
@@ -50,6 +51,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     });
     let impls = model.components.iter().enumerate().map(|(i, comp)| {
         let path = comp.path;
+        let ty = super::many::component_type(comp);
         let name = &comp.name;
         let f = field(model, i);
         let (column, get, get_mut) = match comp.storage {
@@ -76,7 +78,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             // distinct from every other; `column` returns its own field of the
             // storages struct (or its own member of a group), used by no
             // other component.
-            unsafe impl ::ecs::__private::Component<#context> for #path {
+            unsafe impl ::ecs::__private::Component<#context> for #ty {
                 const INDEX: usize = #i;
                 const NAME: &'static str = #name;
                 #column_item
@@ -129,8 +131,8 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     let context = &names.context;
     let singles = ungrouped(model).map(|c| {
         let f = field(model, c);
-        let path = model.components[c].path;
-        quote!(#f: ::ecs::__private::new_column::<#context, #path>(limit),)
+        let ty = super::many::component_type(&model.components[c]);
+        quote!(#f: ::ecs::__private::new_column::<#context, #ty>(limit),)
     });
     let groups = (0..model.groups.len()).map(|g| {
         let f = format_ident!("g{}", g);
@@ -146,8 +148,8 @@ pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .iter()
         .enumerate()
         .map(|(i, comp)| {
-            let path = comp.path;
-            quote!(#i => ::ecs::__private::remove_value::<#context, #path>(storages, id),)
+            let ty = super::many::component_type(comp);
+            quote!(#i => ::ecs::__private::remove_value::<#context, #ty>(storages, id),)
         })
         .collect()
 }
@@ -160,8 +162,8 @@ pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .iter()
         .enumerate()
         .map(|(i, comp)| {
-            let path = comp.path;
-            quote!(#i => ::ecs::__private::relocate_value::<#context, #path>(storages, from, to),)
+            let ty = super::many::component_type(comp);
+            quote!(#i => ::ecs::__private::relocate_value::<#context, #ty>(storages, from, to),)
         })
         .collect()
 }

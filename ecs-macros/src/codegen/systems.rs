@@ -47,9 +47,10 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             Some(t) => quote!(#t),
             None => quote!(()),
         };
-        let reads = s.signature().map(|c| model.components[c].path);
-        let writes = s.writes.iter().map(|&c| model.components[c].path);
-        let shared = s.reads.iter().map(|&c| model.components[c].path);
+        let ty_of = |c: usize| super::many::component_type(&model.components[c]);
+        let reads = s.signature().map(ty_of);
+        let writes = s.writes.iter().map(|&c| ty_of(c));
+        let shared = s.reads.iter().map(|&c| ty_of(c));
         let ancestors = model.ancestors[i].iter().map(|&a| model.systems[a].ty);
         let (chunk, offset, related) = relations(model, i);
         quote! {

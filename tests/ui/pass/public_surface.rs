@@ -13,5 +13,6 @@ use ecs::{
     declare_context, Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity,
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
+use ecs::{InstanceKey, Many};
 
 fn main() {}
