@@ -33,6 +33,7 @@ mod fn_queue;
 mod proxy;
 mod query;
 mod reclaim;
+mod resource;
 mod schedule;
 mod sparse_set;
 pub mod storage;
@@ -43,7 +44,9 @@ mod system_cell;
 #[doc(hidden)]
 pub mod __private;
 
-pub use access::{relation, CanRead, CanReadShared, CanWrite, DependsOn, Independent, Relations};
+pub use access::{
+    relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
+};
 pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
 pub use context::Context;
 pub use decl::ComponentBounds;
@@ -56,6 +59,7 @@ pub use proxy::step::Roots;
 pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
+pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
 pub use system::{SlotCore, System, SystemSlot};

@@ -10,6 +10,7 @@ pub struct Declaration {
     pub name: Ident,
     pub settings: Vec<Setting>,
     pub components: Vec<ComponentEntry>,
+    pub resources: Vec<ResourceEntry>,
     pub systems: Vec<SystemEntry>,
 }
 
@@ -38,6 +39,12 @@ pub struct ComponentEntry {
     pub strategy: Ident,
     /// The type of `custom(Type)`.
     pub custom: Option<Type>,
+}
+
+/// `#[doc] Time` in `resources { ... }`.
+pub struct ResourceEntry {
+    pub attrs: Vec<Attribute>,
+    pub path: Path,
 }
 
 pub struct SystemEntry {

@@ -4,6 +4,7 @@ syn::custom_keyword!(context);
 syn::custom_keyword!(settings);
 syn::custom_keyword!(components);
 syn::custom_keyword!(systems);
+syn::custom_keyword!(resources);
 
 /// Setting keys.
 pub const ENTITIES: &str = "entities";

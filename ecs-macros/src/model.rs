@@ -7,6 +7,7 @@ use crate::ast::{self, Declaration, ParallelismExpr, SettingValue, SystemField};
 use crate::ctxt::Ctxt;
 use crate::kw;
 use crate::parse;
+use crate::resources::{self, Resource};
 use crate::validate;
 use quote::ToTokens;
 use syn::{Attribute, Ident, Path, Type};
@@ -17,6 +18,8 @@ pub struct Model<'a> {
     pub components: Vec<Component<'a>>,
     /// Component indices of each `grouped` entry.
     pub groups: Vec<Vec<usize>>,
+    /// The `resources` block.
+    pub resources: Vec<Resource<'a>>,
     pub systems: Vec<System<'a>>,
     /// Every system, each after its dependencies.
     pub topological: Vec<usize>,
@@ -88,6 +91,10 @@ pub struct System<'a> {
     pub reads: Vec<usize>,
     /// Components in `write`.
     pub writes: Vec<usize>,
+    /// Resources in `read` (not in `write`), with the token naming each.
+    pub resource_reads: Vec<(usize, &'a Path)>,
+    /// Resources in `write`, with the token naming each.
+    pub resource_writes: Vec<(usize, &'a Path)>,
     /// Systems in `after`, with the token naming each.
     pub after: Vec<(usize, &'a Path)>,
     /// Whether a name in `after` is unknown (already reported).
@@ -112,7 +119,8 @@ impl<'a> Model<'a> {
     pub fn build(decl: &'a Declaration, cx: &mut Ctxt) -> Self {
         let settings = settings(decl, cx);
         let (mut components, groups) = components(decl, cx);
-        let systems = systems(decl, &mut components, cx);
+        let resources = resources::build(decl, &components, cx);
+        let systems = systems(decl, &mut components, &resources, cx);
         let dependents = (0..systems.len())
             .map(|i| {
                 (0..systems.len())
@@ -125,6 +133,7 @@ impl<'a> Model<'a> {
             settings,
             components,
             groups,
+            resources,
             systems,
             topological: Vec::new(),
             ancestors: Vec::new(),
@@ -354,7 +363,12 @@ fn implicit_component<'a>(components: &mut Vec<Component<'a>>, path: &'a Path) -
     components.len() - 1
 }
 
-fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &mut Ctxt) -> Vec<System<'a>> {
+fn systems<'a>(
+    decl: &'a Declaration,
+    components: &mut Vec<Component<'a>>,
+    resources: &[Resource<'a>],
+    cx: &mut Ctxt,
+) -> Vec<System<'a>> {
     // A repeated system (reported) is dropped, so the emitted code has no
     // duplicate impls and `after` resolves to the indices of kept systems.
     let mut kept: Vec<&'a ast::SystemEntry> = Vec::new();
@@ -372,6 +386,8 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             ty_name: path_key(&entry.ty),
             reads: Vec::new(),
             writes: Vec::new(),
+            resource_reads: Vec::new(),
+            resource_writes: Vec::new(),
             after: Vec::new(),
             unresolved_after: false,
             parallelism: None,
@@ -381,6 +397,10 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             match field {
                 SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
                     for path in items {
+                        if let Some(r) = resources::resolve(resources, path) {
+                            resources::record_access(&mut sys, resources, key, r, path, cx);
+                            continue;
+                        }
                         let found = validate::resolve_component(components, entry, key, path, cx);
                         // An unknown component (already reported) is declared
                         // implicitly, so the code emitted beside the error
@@ -429,6 +449,8 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             }
         }
         validate::check_read_write_overlap(&mut sys, components, cx);
+        resources::check_read_write_overlap(&mut sys, resources, cx);
+        resources::check_write_parallelism(&sys, resources, cx);
         out.push(sys);
     }
     out
