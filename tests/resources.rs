@@ -214,3 +214,36 @@ fn resources_drop_with_the_context() {
     drop(h);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
+
+/// The summary and the DOT graph show resources and who reads and writes them.
+#[test]
+fn summary_and_dot_show_resources() {
+    let w = world(1);
+    let summary = w.summary();
+    assert!(
+        summary.contains("resources (3):\n  Time\n  Bounds\n  Stats\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("  tick: Tick read [] write [Time] after []\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("  movement: Move read [Velocity, Time] write [Position] after [tick]\n"),
+        "{summary}"
+    );
+    let dot = w.dot(true);
+    for line in [
+        "\"resource Time\" [label=\"Time\\nresource\"];",
+        "\"tick\" -> \"resource Time\" [style=bold];",
+        "\"resource Time\" -> \"movement\" [style=dashed];",
+        "\"measure\" -> \"resource Stats\" [style=bold];",
+        "\"resource Bounds\" -> \"clamp\" [style=dashed];",
+    ] {
+        assert!(dot.contains(line), "missing {line} in\n{dot}");
+    }
+    // Three nodes, four edges.
+    assert_eq!(dot.matches("resource ").count(), 3 + 4, "{dot}");
+    // Without components, no resource either.
+    assert!(!w.dot(false).contains("resource"));
+}

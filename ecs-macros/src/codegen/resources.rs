@@ -119,3 +119,75 @@ pub fn new_resources(model: &Model, names: &Names) -> TokenStream {
     });
     quote!(#resource_cells { #(#inits)* })
 }
+
+/// The `# Resources` table of the context's docs (none without resources).
+pub fn docs_table(model: &Model, doc: &mut String) {
+    if model.resources.is_empty() {
+        return;
+    }
+    doc.push_str("\n# Resources\n\n| resource | field of `");
+    doc.push_str(&names_resources(model));
+    doc.push_str("` | read by | written by | description |\n| --- | --- | --- | --- | --- |\n");
+    for (i, r) in model.resources.iter().enumerate() {
+        let readers = model
+            .systems
+            .iter()
+            .filter(|s| s.resource_reads.iter().any(|&(x, _)| x == i))
+            .map(|s| s.name.to_string());
+        let writers = model
+            .systems
+            .iter()
+            .filter(|s| s.resource_writes.iter().any(|&(x, _)| x == i))
+            .map(|s| s.name.to_string());
+        doc.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {} |\n",
+            r.name,
+            r.field,
+            super::docs::list(readers),
+            super::docs::list(writers),
+            super::docs::summary(r.attrs)
+        ));
+    }
+}
+
+fn names_resources(model: &Model) -> String {
+    format!("{}Resources", model.decl.name)
+}
+
+/// The summary's `resources` line (none without resources).
+pub fn summary(model: &Model, out: &mut String) {
+    if model.resources.is_empty() {
+        return;
+    }
+    out.push_str(&format!("resources ({}):\n", model.resources.len()));
+    for r in &model.resources {
+        out.push_str(&format!("  {}\n", r.name));
+    }
+}
+
+/// Resource nodes (hexagons) of the DOT graph with components, with a dashed
+/// edge to each system reading one and a bold edge from each system writing
+/// one, as for components.
+pub fn dot(model: &Model, out: &mut String, quoted: fn(&str) -> String) {
+    if model.resources.is_empty() {
+        return;
+    }
+    out.push_str("  node [shape=hexagon, style=filled, fillcolor=lightyellow];\n");
+    let node = |r: usize| quoted(&format!("resource {}", model.resources[r].name));
+    for (i, r) in model.resources.iter().enumerate() {
+        out.push_str(&format!(
+            "  {} [label={}];\n",
+            node(i),
+            quoted(&format!("{}\\nresource", r.name))
+        ));
+    }
+    for s in &model.systems {
+        let name = quoted(&s.name.to_string());
+        for &(r, _) in &s.resource_reads {
+            out.push_str(&format!("  {} -> {} [style=dashed];\n", node(r), name));
+        }
+        for &(r, _) in &s.resource_writes {
+            out.push_str(&format!("  {} -> {} [style=bold];\n", name, node(r)));
+        }
+    }
+}
