@@ -6,3 +6,32 @@ pub use crate::storage::{
     Column, Contiguous, Group, GroupColumn, Grouped, HashMapStorage, SparseSetStorage, Storage, Tag,
 };
 pub use crate::*;
+
+#[cfg(feature = "serde")]
+pub use crate::serde_save::{assert_saved, restore_column, LoadColumn, SaveColumn, SaveDecl, Saved};
+#[cfg(feature = "serde")]
+pub use serde;
+
+/// The save and restore code of a context declared with `serde: all`, kept
+/// with the `serde` feature; without it, an error saying to enable it.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ecs_with_serde {
+    ($($code:tt)*) => { $($code)* };
+}
+
+/// The save and restore code of a context declared with `serde: all`, kept
+/// with the `serde` feature; without it, an error saying to enable it.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ecs_with_serde {
+    ($($code:tt)*) => {
+        ::core::compile_error!(
+            "`serde: all` saves and restores the context with serde: enable the `serde` feature of `ecs` (`ecs = { version = \"..\", features = [\"serde\"] }`)"
+        );
+    };
+}
+
+pub use crate::__ecs_with_serde as with_serde;

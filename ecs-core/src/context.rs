@@ -237,6 +237,18 @@ impl<Cx: ContextDecl> Context<Cx> {
         R::cell_mut(&mut self.resources).get_mut()
     }
 
+    /// Kills every entity and reclaims it (after applying what a panicking
+    /// step left for the next refresh): the context holds no entity and no
+    /// component value, and no system any entity. For `restore`.
+    #[cfg(feature = "serde")]
+    pub(crate) fn clear_all(&mut self) {
+        self.refresh(&mut NoEvents);
+        for id in 0..self.entities.id_bound() {
+            self.entities.kill_id(EntityId::from_bits(id as u32));
+        }
+        self.refresh(&mut NoEvents);
+    }
+
     #[inline]
     pub(crate) fn resources(&self) -> &Cx::Resources {
         &self.resources

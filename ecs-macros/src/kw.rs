@@ -10,6 +10,7 @@ syn::custom_keyword!(resources);
 pub const ENTITIES: &str = "entities";
 pub const INNER_PARALLELISM: &str = "inner_parallelism";
 pub const THREADS: &str = "threads";
+pub const SERDE: &str = "serde";
 
 /// Setting values.
 pub const FIXED: &str = "fixed";
@@ -17,6 +18,7 @@ pub const DYNAMIC: &str = "dynamic";
 pub const ALLOW: &str = "allow";
 pub const DENY: &str = "deny";
 pub const AUTO: &str = "auto";
+pub const ALL: &str = "all";
 
 /// Storage strategies.
 pub const CONTIGUOUS: &str = "contiguous";

@@ -33,6 +33,9 @@ pub struct Settings {
     pub entities: Limit,
     pub inner_parallelism: bool,
     pub threads: Option<usize>,
+    /// `serde: all`: the context saves and restores with serde; the token
+    /// `all`, for error spans.
+    pub serde: Option<Ident>,
 }
 
 pub enum Limit {
@@ -261,6 +264,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
         entities: Limit::Dynamic(kw::DEFAULT_DYNAMIC_CAPACITY),
         inner_parallelism: true,
         threads: None,
+        serde: None,
     };
     for setting in &decl.settings {
         let key = setting.key.to_string();
@@ -286,6 +290,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                 s.inner_parallelism = w == kw::ALLOW;
             }
             (kw::THREADS, SettingValue::Word(w)) if w == kw::AUTO => s.threads = None,
+            (kw::SERDE, SettingValue::Word(w)) if w == kw::ALL => s.serde = Some(w.clone()),
             (kw::THREADS, SettingValue::Number(n)) => {
                 match parse::count(n, "`threads: N`", "the number of threads", 1, kw::MAX_THREADS) {
                     Ok(n) => s.threads = Some(n),
@@ -296,6 +301,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                 let expected = match k {
                     kw::ENTITIES => "`fixed(N)`, `dynamic` or `dynamic(N)`",
                     kw::INNER_PARALLELISM => "`allow` or `deny`",
+                    kw::SERDE => "`all` (every component and resource is saved)",
                     _ => "`auto` or a number of threads",
                 };
                 cx.error_spanned(&setting.key, format!("bad value for `{k}`: expected {expected}"));

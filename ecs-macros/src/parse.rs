@@ -121,12 +121,12 @@ fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
     while !input.is_empty() {
         let key: Ident = input.parse()?;
         let k = key.to_string();
-        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS].contains(&k.as_str()) {
+        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE].contains(&k.as_str()) {
             return Err(Error::new(
                 key.span(),
                 format!(
-                    "unknown setting `{k}`; expected `entities`, `inner_parallelism` or `threads`{}",
-                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS])
+                    "unknown setting `{k}`; expected `entities`, `inner_parallelism`, `threads` or `serde`{}",
+                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE])
                 ),
             ));
         }

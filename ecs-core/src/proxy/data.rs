@@ -575,7 +575,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// }
     /// let mut world = World::new();
     /// world.resource_mut::<Time>().dt = 0.5;
-    /// let e = world.step(|p| p.spawn(Position(1.0))).unwrap();
+    /// let e = world.step(|p| p.spawn((Position(1.0),))).unwrap();
     /// world.step(|p| p.run_all(&()));
     /// assert_eq!(world.step(|p| p.component::<Position>(e).0), 1.5);
     /// ```
@@ -620,7 +620,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     ///     }
     /// }
     /// let mut world = World::new();
-    /// world.step(|p| p.spawn_batch((0..3).map(|i| Position(i as f32))).map(drop)).unwrap();
+    /// world.step(|p| p.spawn_batch((0..3).map(|i| (Position(i as f32),))).map(drop)).unwrap();
     /// world.step(|p| p.run_all(&()));
     /// assert_eq!(world.resource::<Score>().0, 3);
     /// ```

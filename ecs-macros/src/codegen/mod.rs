@@ -4,6 +4,7 @@
 mod docs;
 mod inspect;
 mod resources;
+mod save;
 mod storage;
 mod systems;
 
@@ -40,12 +41,14 @@ pub fn emit(model: &Model) -> TokenStream {
     let storage = storage::emit(model, &names);
     let systems = systems::emit(model, &names);
     let resources = resources::emit(model, &names);
+    let save = save::emit(model, &names);
     let context = emit_context(model, &names);
     quote! {
         #context
         #storage
         #systems
         #resources
+        #save
     }
 }
 
