@@ -1,4 +1,3 @@
-use ecs::{Data, System};
 pub struct Position(pub f32);
 #[derive(Default)]
 pub struct Time(pub f32);
