@@ -27,6 +27,11 @@ use serde::{Deserialize, Serialize, Serializer};
 
 /// The save and restore code of a context declared with `serde: all`,
 /// implemented by `declare_context!`.
+#[diagnostic::on_unimplemented(
+    message = "context `{Self}` is not declared to save and restore",
+    label = "`{Self}` has no `serde: all` setting",
+    note = "add `serde: all` to the `settings` of `{Self}`'s `declare_context!` (every component and resource must then implement `Serialize` and `Deserialize`)"
+)]
 ///
 /// Safe to implement wrongly: restoring stores values only through
 /// [`restore_column`], which keeps the context's invariants whatever it is

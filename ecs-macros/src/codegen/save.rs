@@ -54,7 +54,14 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
                 #(#r_fields: #r_params,)*
             }
 
-            impl ::ecs::__private::SaveDecl for #context {
+            // The bounds hold for a declaration that compiles (the checks
+            // above); written here, a type that is not serde fails only in
+            // its check, spanned on its name, not in this impl too.
+            impl ::ecs::__private::SaveDecl for #context
+            where
+                #(for<'__ecs> #c_paths: ::ecs::__private::Saved,)*
+                #(for<'__ecs> #r_paths: ::ecs::__private::Saved,)*
+            {
                 type Columns = #columns<#(::ecs::__private::LoadColumn<#c_paths>),*>;
                 type ColumnsRef<'__ecs> = #columns<#(::ecs::__private::SaveColumn<'__ecs, #context, #c_paths>),*>;
                 type SavedResources = #saved_resources<#(#r_paths),*>;
