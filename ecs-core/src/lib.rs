@@ -46,8 +46,8 @@ mod system_cell;
 #[doc(hidden)]
 pub mod __private;
 
-/// Save and restore, with the `serde` feature: [`Context::save`] and
-/// [`Context::restore`] of a context declared with `settings { serde: all }`.
+/// Save and restore, with the `serde` feature: `Context::save` and
+/// `Context::restore` of a context declared with `settings { serde: all }`.
 ///
 /// Every component and resource of such a context implements `Serialize`
 /// and `Deserialize` (a type that does not is a compile error naming it);

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize, Serializer};
 )]
 ///
 /// Safe to implement wrongly: restoring stores values only through
-/// [`restore_column`], which keeps the context's invariants whatever it is
+/// `restore_column`, which keeps the context's invariants whatever it is
 /// given.
 pub trait SaveDecl: ContextDecl {
     /// Every component's values, as deserialized: a struct with one field
@@ -57,7 +57,7 @@ pub trait SaveDecl: ContextDecl {
     fn resources_ref(cx: &Context<Self>) -> Self::ResourcesRef<'_>;
     /// Whether every id in `columns` is below `ids`.
     fn columns_fit(columns: &Self::Columns, ids: usize) -> bool;
-    /// Stores every value of `columns` in `cx` (with [`restore_column`]).
+    /// Stores every value of `columns` in `cx` (with `restore_column`).
     fn restore_columns(cx: &mut Context<Self>, columns: Self::Columns);
     /// The resources' values, for the context's constructor.
     fn resource_values(saved: Self::SavedResources) -> Self::ResourceValues;
@@ -261,7 +261,7 @@ impl<C> LoadColumn<C> {
 }
 
 /// Stores the values of `column` in `cx`, whose entity table holds every
-/// id they name (checked by [`SaveDecl::columns_fit`] first; a value for
+/// id they name (checked by `SaveDecl::columns_fit` first; a value for
 /// any other id is dropped).
 pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, column: LoadColumn<C>) {
     for (id, value) in column.values {
