@@ -359,7 +359,8 @@ mod resources {
     fn run(threads: usize) {
         let mut ctx = Ctx::with_threads(CtxSystems::default(), Some(threads));
         ctx.resource_mut::<Step>().0 = 2;
-        ctx.step(|p| p.spawn_batch((0..6).map(|i| (Value(i),))).map(drop)).unwrap();
+        ctx.step(|p| p.spawn_batch((0..6).map(|i| (Value(i),))).map(drop))
+            .unwrap();
         for _ in 0..3 {
             ctx.step(|p| p.run_all(&()));
         }
