@@ -47,7 +47,7 @@ pub use ecs_core::{InstanceKey, Many};
 /// ```
 pub use ecs_macros::declare_context;
 
-pub use ecs_core::storage;
+pub use ecs_core::{save, storage};
 
 pub mod traits {
     //! The traits `declare_context!` implements for a declaration's types,
@@ -102,9 +102,9 @@ pub mod traits {
     //! assert_eq!(<Game as ContextDecl>::COMPONENTS, ["Health"]);
     //! ```
     pub use ecs_core::{
-        Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentBounds, ComponentSet, Components, ContextDecl,
-        DependsOn, Dispatch, Exclusive, Independent, Parallelism, Query, Roots, Settings, SharedQuery, SystemInfo,
-        SystemOf,
+        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, Component, ComponentBounds,
+        ComponentSet, Components, ContextDecl, DependsOn, Dispatch, Exclusive, Independent, Parallelism, Query,
+        Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo, SystemOf,
     };
 }
 

@@ -1,5 +1,5 @@
 //! `cargo doc` on a user crate shows what `declare_context!` generated: the
-//! component table, the system table, the dependency graph and the settings.
+//! component table, the resource table, the system table, the dependency graph and the settings.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,10 +30,18 @@ fn rustdoc_shows_tables_and_graph() {
     // System table: type, reads, writes, dependencies, parallelism, output.
     for cell in [
         "<th>system</th>",
-        "<td><code>movement</code></td><td><code>Move</code></td><td><code>Velocity</code></td><td><code>Position</code></td><td>—</td><td>split evenly per core</td><td>—</td><td>Integrates velocities.</td>",
+        "<td><code>movement</code></td><td><code>Move</code></td><td><code>Velocity</code>, <code>Time</code></td><td><code>Position</code></td><td>—</td><td>split evenly per core</td><td>—</td><td>Integrates velocities.</td>",
         "<td><code>draw</code></td><td><code>Draw</code></td><td><code>Position</code>, <code>Color</code></td><td>—</td><td><code>movement</code></td><td>none</td><td><code>Vec&lt;u32&gt;</code></td>",
     ] {
         assert!(html.contains(cell), "missing system cell {cell}");
+    }
+    // Resource table: type, field of the values struct, readers, writers, docs.
+    for cell in [
+        "<th>resource</th>",
+        "<td><code>Time</code></td><td><code>time</code></td><td><code>movement</code></td><td>—</td><td>How far a step goes.</td>",
+        "<td><code>Score</code></td><td><code>score</code></td><td>—</td><td><code>count</code></td>",
+    ] {
+        assert!(html.contains(cell), "missing resource cell {cell}");
     }
     // The graph as text: levels and independent chains.
     assert!(html.contains("0: movement, count"), "levels");

@@ -120,8 +120,8 @@ many_case!(hash_map_fixed, fixed(64), many(hash_map));
 many_case!(hash_map_dynamic, dynamic(2), many(hash_map));
 
 /// What every test context provides.
-pub trait Case: ecs::ContextDecl + ecs::Dispatch<()> {}
-impl<Cx: ecs::ContextDecl + ecs::Dispatch<()>> Case for Cx {}
+pub trait Case: ecs::traits::ContextDecl + ecs::traits::Dispatch<()> {}
+impl<Cx: ecs::traits::ContextDecl + ecs::traits::Dispatch<()>> Case for Cx {}
 
 /// A context of a test case.
 pub trait Ctx<Cx: Case>: DerefMut<Target = ecs::Context<Cx>> {}
@@ -129,8 +129,8 @@ impl<Cx: Case, T: DerefMut<Target = ecs::Context<Cx>>> Ctx<Cx> for T {}
 
 fn instances_from_the_step_proxy<Cx: Case>(mut ctx: impl Ctx<Cx>)
 where
-    Many<Emitter>: ecs::Component<Cx>,
-    Pos: ecs::Component<Cx>,
+    Many<Emitter>: ecs::traits::Component<Cx>,
+    Pos: ecs::traits::Component<Cx>,
 {
     ctx.step(|p| {
         let e = p.spawn((Pos(1),)).unwrap();
@@ -178,7 +178,7 @@ where
 
 fn census<Cx: Case>(ctx: &mut ecs::Context<Cx>) -> (usize, usize)
 where
-    Census: ecs::SystemOf<Cx, Output = (usize, usize)>,
+    Census: ecs::traits::SystemOf<Cx, Output = (usize, usize)>,
 {
     ctx.step(|p| {
         p.run_all(&());
@@ -188,9 +188,9 @@ where
 
 fn matching_follows_the_first_and_last_instance<Cx: Case>(mut ctx: impl Ctx<Cx>)
 where
-    Many<Emitter>: ecs::Component<Cx>,
-    Pos: ecs::Component<Cx>,
-    Census: ecs::SystemOf<Cx, Output = (usize, usize)>,
+    Many<Emitter>: ecs::traits::Component<Cx>,
+    Pos: ecs::traits::Component<Cx>,
+    Census: ecs::traits::SystemOf<Cx, Output = (usize, usize)>,
 {
     // Positions of 1 mod 3 and not 7 or 8: no system adds or removes.
     let es: Vec<Entity> = ctx.step(|p| (0..10).map(|i| p.spawn((Pos(3 * i + 10),)).unwrap()).collect());
@@ -216,9 +216,9 @@ where
 
 fn systems_modify_push_and_defer<Cx: Case>(mut ctx: impl Ctx<Cx>)
 where
-    Many<Emitter>: ecs::Component<Cx>,
-    Pos: ecs::Component<Cx>,
-    Census: ecs::SystemOf<Cx, Output = (usize, usize)>,
+    Many<Emitter>: ecs::traits::Component<Cx>,
+    Pos: ecs::traits::Component<Cx>,
+    Census: ecs::traits::SystemOf<Cx, Output = (usize, usize)>,
 {
     // 30 entities at positions 0..30, with 1 + i % 2 emitters each.
     let (es, keys): (Vec<Entity>, Vec<Vec<InstanceKey>>) = ctx.step(|p| {
@@ -279,9 +279,9 @@ where
 
 fn keys_survive_reclaiming_and_packing<Cx: Case>(mut ctx: impl Ctx<Cx>)
 where
-    Many<Emitter>: ecs::Component<Cx>,
-    Pos: ecs::Component<Cx>,
-    Census: ecs::SystemOf<Cx, Output = (usize, usize)>,
+    Many<Emitter>: ecs::traits::Component<Cx>,
+    Pos: ecs::traits::Component<Cx>,
+    Census: ecs::traits::SystemOf<Cx, Output = (usize, usize)>,
 {
     // Positions of 1 mod 3 from 10 on: no system changes the sets.
     let es: Vec<(Entity, Vec<InstanceKey>)> = ctx.step(|p| {

@@ -299,3 +299,83 @@ mod graph_outlives_helpers {
         ctx.step(|p| assert_eq!((p.get::<A>(e), p.get::<B>(e)), (Some(&A(12)), Some(&B(12)))));
     }
 }
+
+/// Resources under Miri: split systems reading one beside a system writing
+/// another, and a writer ordered after them; the cells' shared and
+/// exclusive borrows across threads (`ResourceCell`).
+mod resources {
+    use ecs::{Data, System};
+
+    pub struct Value(pub u32);
+    #[derive(Default)]
+    pub struct Step(pub u32);
+    #[derive(Default)]
+    pub struct Total(pub u64);
+    #[derive(Default)]
+    pub struct Ticks(pub u32);
+
+    #[derive(Default)]
+    pub struct Grow;
+    #[derive(Default)]
+    pub struct Tick;
+    #[derive(Default)]
+    pub struct Sum;
+
+    ecs::declare_context! {
+        pub context Ctx {
+            settings { entities: fixed(8) }
+            components { Value: contiguous; }
+            resources { Step, Total, Ticks }
+            systems {
+                grow: Grow { read: [Step], write: [Value], parallelism: split_every(2) }
+                tick: Tick { read: [Step], write: [Ticks] }
+                sum: Sum { read: [Value], write: [Total], after: [grow] }
+            }
+        }
+    }
+
+    impl System<Ctx> for Grow {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            let step = data.resource::<Step>().0;
+            data.for_each::<&mut Value>(|v| v.0 += step);
+        }
+    }
+
+    impl System<Ctx> for Tick {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            let step = data.resource::<Step>().0;
+            data.resource_mut::<Ticks>().0 += step;
+        }
+    }
+
+    impl System<Ctx> for Sum {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            let mut total = 0;
+            data.for_each::<&Value>(|v| total += u64::from(v.0));
+            data.resource_mut::<Total>().0 = total;
+        }
+    }
+
+    fn run(threads: usize) {
+        let mut ctx = Ctx::with_threads(CtxSystems::default(), Some(threads));
+        ctx.resource_mut::<Step>().0 = 2;
+        ctx.step(|p| p.spawn_batch((0..6).map(|i| (Value(i),))).map(drop))
+            .unwrap();
+        for _ in 0..3 {
+            ctx.step(|p| p.run_all(&()));
+        }
+        // 0 + 1 + .. + 5 = 15, and 6 entities grown by 2 three times.
+        assert_eq!(ctx.resource::<Total>().0, 15 + 6 * 6);
+        assert_eq!(ctx.resource::<Ticks>().0, 6);
+    }
+
+    #[test]
+    fn one_thread_resources() {
+        run(1);
+    }
+
+    #[test]
+    fn two_threads_resources() {
+        run(2);
+    }
+}

@@ -28,6 +28,7 @@ const ROOT: &[&str] = &[
     "View",
     "__private",
     "declare_context",
+    "save",
     "storage",
     "traits",
 ];

@@ -10,6 +10,7 @@
 //! which `declare_context!` checks once, at expansion time.
 
 use crate::decl::{ContextDecl, SystemOf};
+use crate::resource::Resource;
 
 /// System `Self` may read component `C` of the entities it processes.
 ///
@@ -197,6 +198,34 @@ pub unsafe trait CanWrite<Cx: ContextDecl, C>: CanRead<Cx, C> {}
     note = "otherwise add `{C}` to the `read` list of system `{Self}` in `declare_context!`"
 )]
 pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
+
+/// System `Self` may read resource `R`.
+///
+/// # Safety
+/// `R` is in the system's `read` or `write` list, and no system that can run
+/// at the same time as `Self` writes `R`.
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` does not declare access to resource `{R}`",
+    label = "`{R}` is in neither `read` nor `write` of `{Self}`",
+    note = "add `{R}` to the `read` list of system `{Self}` in `declare_context!` (or to `write` to also modify it)"
+)]
+pub unsafe trait CanReadResource<Cx: ContextDecl, R: Resource<Cx>>: SystemOf<Cx> {}
+
+/// System `Self` may modify resource `R`.
+///
+/// # Safety
+/// `R` is in the system's `write` list, and no system that can run at the
+/// same time as `Self` reads or writes `R`. (The system's subtasks are kept
+/// apart at run time: [`View::resource_mut`](crate::View::resource_mut)
+/// hands out `&mut R` only when the run has a single subtask, which the
+/// macro guarantees by accepting `write` of a resource only for systems
+/// whose `parallelism` is `none`.)
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` may not modify resource `{R}`",
+    label = "`{R}` is not in the `write` list of `{Self}`",
+    note = "add `{R}` to the `write` list of system `{Self}` in `declare_context!` (a system that writes a resource runs as one subtask: `parallelism: none`)"
+)]
+pub unsafe trait CanWriteResource<Cx: ContextDecl, R: Resource<Cx>>: CanReadResource<Cx, R> {}
 
 /// System `Self` runs after system `T` whenever both run: it may read `T`'s
 /// state and outputs.

@@ -6,6 +6,7 @@ use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
 use crate::proxy::{Data, Defer, Step};
+use crate::resource::Resource;
 use crate::schedule::Team;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
@@ -87,22 +88,36 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
     pub(crate) storages: Cx::Storages,
     pub(crate) systems: Cx::Systems,
+    pub(crate) resources: Cx::Resources,
     pub(crate) subscriptions: Subscriptions,
     team: Option<Team>,
     threads: usize,
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
-    /// A context with no entities, whose systems hold `states`.
+    /// A context with no entities, whose systems hold `states` and whose
+    /// resources hold their default values.
     ///
-    /// Starts no thread: see [`with_threads`](Self::with_threads).
-    pub fn new(states: Cx::States) -> Self {
+    /// Starts no thread: see [`from_parts`](Self::from_parts).
+    pub fn new(states: Cx::States) -> Self
+    where
+        Cx::ResourceValues: Default,
+    {
         Self::with_threads(states, Cx::SETTINGS.threads)
     }
 
-    /// A context with no entities, whose systems hold `states`, running on
-    /// `threads` threads instead of the declared count (`None`: one per
-    /// available core): the caller of `step`, which runs systems itself, and
+    /// As [`from_parts`](Self::from_parts), with resources holding their
+    /// default values.
+    pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self
+    where
+        Cx::ResourceValues: Default,
+    {
+        Self::from_parts(states, Default::default(), threads)
+    }
+
+    /// A context with no entities, whose systems hold `states` and whose
+    /// resources hold `resources`, running on `threads` threads instead of
+    /// the declared count (`None`: one per available core): the caller of `step`, which runs systems itself, and
     /// `threads - 1` workers that help when there is work for them. With one
     /// thread, no worker is started. A count above 1024 is capped at 1024
     /// (the declaration's `threads` setting rejects one).
@@ -116,7 +131,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// that first needs them runs its systems on the calling thread alone,
     /// then panics (from `run_all`, `run_from` or `run_adapted`); a later
     /// step tries again.
-    pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self {
+    pub fn from_parts(states: Cx::States, resources: Cx::ResourceValues, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
         let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);
         let team = (threads > 1).then(|| Team::new(threads, Cx::NAME));
@@ -126,6 +141,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             entities,
             storages: Cx::new_storages(settings.entities),
             systems: Cx::new_systems(states),
+            resources: Cx::new_resources(resources),
             subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
             team,
             threads,
@@ -224,6 +240,36 @@ impl<Cx: ContextDecl> Context<Cx> {
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         // SAFETY: as in `system`: no system runs while `&self` lives.
         unsafe { S::slot(&self.systems).cell.read().1 }
+    }
+
+    /// Resource `R`.
+    pub fn resource<R: Resource<Cx>>(&self) -> &R {
+        // SAFETY: systems, the only code that writes through a shared cell,
+        // run only inside `run_selected`, which borrows the context mutably:
+        // while `&self` lives no system runs.
+        unsafe { R::cell(&self.resources).get_unchecked() }
+    }
+
+    /// Resource `R`, mutably.
+    pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R {
+        R::cell_mut(&mut self.resources).get_mut()
+    }
+
+    /// Kills every entity and reclaims it (after applying what a panicking
+    /// step left for the next refresh): the context holds no entity and no
+    /// component value, and no system any entity. For `restore`.
+    #[cfg(feature = "serde")]
+    pub(crate) fn clear_all(&mut self) {
+        self.refresh(&mut NoEvents);
+        for id in 0..self.entities.id_bound() {
+            self.entities.kill_id(EntityId::from_bits(id as u32));
+        }
+        self.refresh(&mut NoEvents);
+    }
+
+    #[inline]
+    pub(crate) fn resources(&self) -> &Cx::Resources {
+        &self.resources
     }
 
     #[inline]

@@ -105,6 +105,9 @@ pub struct SystemInfo {
 ///   [`Column::relocate`] and touches nothing else;
 /// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
 ///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
+/// - `RESOURCES` names every resource once (each [`Resource::INDEX`](crate::Resource::INDEX)
+///   is below its length); two systems not ordered by the graph never
+///   access a resource that one of them writes;
 /// - every storage of `new_storages` is the column of one component
 ///   ([`Component::column`]), and its `Column` implementation keeps that
 ///   trait's contract.
@@ -145,6 +148,11 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     type Systems: Send + Sync + 'static;
     /// The initial state of every system, given to the context's constructor.
     type States;
+    /// The cells of every resource ([`ResourceCell`](crate::ResourceCell)s).
+    type Resources: Send + Sync + 'static;
+    /// The initial value of every resource, given to the context's
+    /// constructor (the generated `<Name>Resources` struct).
+    type ResourceValues;
 
     /// The context's name.
     const NAME: &'static str;
@@ -152,6 +160,8 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     const SETTINGS: Settings;
     /// Component names, by component index.
     const COMPONENTS: &'static [&'static str];
+    /// Resource names, by resource index.
+    const RESOURCES: &'static [&'static str];
     /// Systems, by system index.
     const SYSTEMS: &'static [SystemInfo];
     /// Component signature of each system, by system index.
@@ -168,6 +178,8 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 
     /// Empty storages for the given limit.
     fn new_storages(limit: EntityLimit) -> Self::Storages;
+    /// The resources' cells, holding the given values.
+    fn new_resources(values: Self::ResourceValues) -> Self::Resources;
     /// System slots holding the given states.
     fn new_systems(states: Self::States) -> Self::Systems;
     /// Removes the value of component `index` for `id`, if any.

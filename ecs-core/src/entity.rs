@@ -758,6 +758,73 @@ impl<B: ComponentSet> Entities<B> {
         !self.dying.is_empty()
     }
 
+    /// The generation of every slot handed out so far, by slot, and the
+    /// slot of every id: what a saved context records of its entities
+    /// (with no entity dying and no hole, which holds outside a step).
+    #[cfg(feature = "serde")]
+    pub(crate) fn table(&self) -> (Vec<u32>, Vec<u32>) {
+        debug_assert!(self.dying.is_empty() && self.holes.is_empty());
+        (self.meta.iter().map(Meta::generation).collect(), self.slot_of.clone())
+    }
+
+    /// A table whose slots have the given generations, and whose id `i`
+    /// is the alive entity of slot `slot_of[i]`, holding no component,
+    /// queued for matching; every other slot is free. `Err` with a reason,
+    /// and nothing made, when the table is not one a context could hold:
+    /// more slots than the limit allows, a generation with bit 31 set, a
+    /// slot out of range or given two ids.
+    #[cfg(feature = "serde")]
+    pub(crate) fn restored(
+        limit: EntityLimit,
+        matched: bool,
+        generations: &[u32],
+        slot_of: &[u32],
+    ) -> Result<Self, crate::serde_save::RestoreError> {
+        use crate::serde_save::RestoreError;
+        let mut table = Self::with_matching(limit, matched);
+        if generations.len() > table.id_limit() {
+            return Err(RestoreError::TooManyEntities {
+                slots: generations.len(),
+                limit: table.id_limit(),
+            });
+        }
+        if let Some(&g) = generations.iter().find(|&&g| g & DYING != 0) {
+            return Err(RestoreError::Malformed(format!(
+                "generation {g} does not fit in 31 bits"
+            )));
+        }
+        let mut taken = vec![false; generations.len()];
+        for &slot in slot_of {
+            match taken.get_mut(slot as usize) {
+                None => {
+                    return Err(RestoreError::Malformed(format!(
+                        "slot {slot} is out of range ({} slots)",
+                        generations.len()
+                    )))
+                }
+                Some(true) => return Err(RestoreError::Malformed(format!("slot {slot} holds two entities"))),
+                Some(t) => *t = true,
+            }
+        }
+        table
+            .meta
+            .extend(generations.iter().map(|&g| Meta { tag: g, place: NO_ID }));
+        for (id, &slot) in slot_of.iter().enumerate() {
+            table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
+            if matched {
+                table.dirty.push(slot);
+            }
+        }
+        table.slot_of.extend_from_slice(slot_of);
+        table.bits.resize(slot_of.len(), B::default());
+        // Descending, so that the lowest free slot is popped first.
+        table
+            .free
+            .extend((0..generations.len() as u32).rev().filter(|&s| !taken[s as usize]));
+        table.alive = slot_of.len();
+        Ok(table)
+    }
+
     /// Sets the generation of a free slot (for tests of wrap-around).
     #[cfg(test)]
     pub(crate) fn set_generation(&mut self, slot: u32, generation: u32) {

@@ -34,7 +34,10 @@ mod many;
 mod proxy;
 mod query;
 mod reclaim;
+mod resource;
 mod schedule;
+#[cfg(feature = "serde")]
+mod serde_save;
 mod sparse_set;
 pub mod storage;
 mod subscriptions;
@@ -44,7 +47,24 @@ mod system_cell;
 #[doc(hidden)]
 pub mod __private;
 
-pub use access::{relation, CanRead, CanReadShared, CanWrite, DependsOn, Independent, Relations};
+/// Save and restore, with the `serde` feature: `Context::save` and
+/// `Context::restore` of a context declared with `settings { serde: all }`.
+///
+/// Every component and resource of such a context implements `Serialize`
+/// and `Deserialize` (a type that does not is a compile error naming it);
+/// system states are not saved. A snapshot holds the entity table (each
+/// slot's generation, each id's slot), each component's `(id, value)`
+/// pairs and each resource: restoring rebuilds the table as it was, so
+/// handles and ids of the saved context are valid in the restored one,
+/// naming the same entities, and a stale handle stays stale.
+pub mod save {
+    #[cfg(feature = "serde")]
+    pub use crate::serde_save::{EntityTable, RestoreError, Save, SaveDecl, Snapshot};
+}
+
+pub use access::{
+    relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
+};
 pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
 pub use context::Context;
 pub use decl::ComponentBounds;
@@ -58,6 +78,7 @@ pub use proxy::step::Roots;
 pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
+pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
 pub use system::{SlotCore, System, SystemSlot};

@@ -10,6 +10,7 @@ pub struct Declaration {
     pub name: Ident,
     pub settings: Vec<Setting>,
     pub components: Vec<ComponentEntry>,
+    pub resources: Vec<ResourceEntry>,
     pub systems: Vec<SystemEntry>,
 }
 
@@ -40,6 +41,12 @@ pub struct ComponentEntry {
     pub custom: Option<Type>,
     /// The strategy inside `many(...)`, which stores the sets of instances.
     pub many_inner: Option<Ident>,
+}
+
+/// `#[doc] Time` in `resources { ... }`.
+pub struct ResourceEntry {
+    pub attrs: Vec<Attribute>,
+    pub path: Path,
 }
 
 pub struct SystemEntry {

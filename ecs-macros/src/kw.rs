@@ -4,11 +4,13 @@ syn::custom_keyword!(context);
 syn::custom_keyword!(settings);
 syn::custom_keyword!(components);
 syn::custom_keyword!(systems);
+syn::custom_keyword!(resources);
 
 /// Setting keys.
 pub const ENTITIES: &str = "entities";
 pub const INNER_PARALLELISM: &str = "inner_parallelism";
 pub const THREADS: &str = "threads";
+pub const SERDE: &str = "serde";
 
 /// Setting values.
 pub const FIXED: &str = "fixed";
@@ -16,6 +18,7 @@ pub const DYNAMIC: &str = "dynamic";
 pub const ALLOW: &str = "allow";
 pub const DENY: &str = "deny";
 pub const AUTO: &str = "auto";
+pub const ALL: &str = "all";
 
 /// Storage strategies.
 pub const CONTIGUOUS: &str = "contiguous";

@@ -13,6 +13,7 @@ mod ctxt;
 mod kw;
 mod model;
 mod parse;
+mod resources;
 mod suggest;
 mod validate;
 
@@ -35,6 +36,7 @@ fn expand(decl: &ast::Declaration) -> syn::Result<proc_macro2::TokenStream> {
     let mut cx = ctxt::Ctxt::default();
     let model = model::Model::build(decl, &mut cx);
     validate::check_no_conflicts(&model, &mut cx);
+    resources::check_no_conflicts(&model, &mut cx);
     let context = codegen::emit(&model);
     // On error, still emit the context (unknown names declared implicitly),
     // so one mistake gives one error instead of a cascade in user code.

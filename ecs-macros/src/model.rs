@@ -7,6 +7,7 @@ use crate::ast::{self, Declaration, ParallelismExpr, SettingValue, SystemField};
 use crate::ctxt::Ctxt;
 use crate::kw;
 use crate::parse;
+use crate::resources::{self, Resource};
 use crate::validate;
 use quote::ToTokens;
 use syn::{Attribute, Ident, Path, Type};
@@ -17,6 +18,8 @@ pub struct Model<'a> {
     pub components: Vec<Component<'a>>,
     /// Component indices of each `grouped` entry.
     pub groups: Vec<Vec<usize>>,
+    /// The `resources` block.
+    pub resources: Vec<Resource<'a>>,
     pub systems: Vec<System<'a>>,
     /// Every system, each after its dependencies.
     pub topological: Vec<usize>,
@@ -30,6 +33,9 @@ pub struct Settings {
     pub entities: Limit,
     pub inner_parallelism: bool,
     pub threads: Option<usize>,
+    /// `serde: all`: the context saves and restores with serde; the token
+    /// `all`, for error spans.
+    pub serde: Option<Ident>,
 }
 
 pub enum Limit {
@@ -103,6 +109,10 @@ pub struct System<'a> {
     pub reads: Vec<usize>,
     /// Components in `write`.
     pub writes: Vec<usize>,
+    /// Resources in `read` (not in `write`), with the token naming each.
+    pub resource_reads: Vec<(usize, &'a Path)>,
+    /// Resources in `write`, with the token naming each.
+    pub resource_writes: Vec<(usize, &'a Path)>,
     /// Systems in `after`, with the token naming each.
     pub after: Vec<(usize, &'a Path)>,
     /// Whether a name in `after` is unknown (already reported).
@@ -127,7 +137,8 @@ impl<'a> Model<'a> {
     pub fn build(decl: &'a Declaration, cx: &mut Ctxt) -> Self {
         let settings = settings(decl, cx);
         let (mut components, groups) = components(decl, cx);
-        let systems = systems(decl, &mut components, cx);
+        let resources = resources::build(decl, &components, cx);
+        let systems = systems(decl, &mut components, &resources, cx);
         let dependents = (0..systems.len())
             .map(|i| {
                 (0..systems.len())
@@ -140,6 +151,7 @@ impl<'a> Model<'a> {
             settings,
             components,
             groups,
+            resources,
             systems,
             topological: Vec::new(),
             ancestors: Vec::new(),
@@ -267,6 +279,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
         entities: Limit::Dynamic(kw::DEFAULT_DYNAMIC_CAPACITY),
         inner_parallelism: true,
         threads: None,
+        serde: None,
     };
     for setting in &decl.settings {
         let key = setting.key.to_string();
@@ -292,6 +305,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                 s.inner_parallelism = w == kw::ALLOW;
             }
             (kw::THREADS, SettingValue::Word(w)) if w == kw::AUTO => s.threads = None,
+            (kw::SERDE, SettingValue::Word(w)) if w == kw::ALL => s.serde = Some(w.clone()),
             (kw::THREADS, SettingValue::Number(n)) => {
                 match parse::count(n, "`threads: N`", "the number of threads", 1, kw::MAX_THREADS) {
                     Ok(n) => s.threads = Some(n),
@@ -302,6 +316,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                 let expected = match k {
                     kw::ENTITIES => "`fixed(N)`, `dynamic` or `dynamic(N)`",
                     kw::INNER_PARALLELISM => "`allow` or `deny`",
+                    kw::SERDE => "`all` (every component and resource is saved)",
                     _ => "`auto` or a number of threads",
                 };
                 cx.error_spanned(&setting.key, format!("bad value for `{k}`: expected {expected}"));
@@ -371,7 +386,12 @@ fn implicit_component<'a>(components: &mut Vec<Component<'a>>, path: &'a Path) -
     components.len() - 1
 }
 
-fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &mut Ctxt) -> Vec<System<'a>> {
+fn systems<'a>(
+    decl: &'a Declaration,
+    components: &mut Vec<Component<'a>>,
+    resources: &[Resource<'a>],
+    cx: &mut Ctxt,
+) -> Vec<System<'a>> {
     // A repeated system (reported) is dropped, so the emitted code has no
     // duplicate impls and `after` resolves to the indices of kept systems.
     let mut kept: Vec<&'a ast::SystemEntry> = Vec::new();
@@ -389,6 +409,8 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             ty_name: path_key(&entry.ty),
             reads: Vec::new(),
             writes: Vec::new(),
+            resource_reads: Vec::new(),
+            resource_writes: Vec::new(),
             after: Vec::new(),
             unresolved_after: false,
             parallelism: None,
@@ -398,6 +420,10 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             match field {
                 SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
                     for path in items {
+                        if let Some(r) = resources::resolve(resources, path) {
+                            resources::record_access(&mut sys, resources, key, r, path, cx);
+                            continue;
+                        }
                         let found = validate::resolve_component(components, entry, key, path, cx);
                         // An unknown component (already reported) is declared
                         // implicitly, so the code emitted beside the error
@@ -446,6 +472,8 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             }
         }
         validate::check_read_write_overlap(&mut sys, components, cx);
+        resources::check_read_write_overlap(&mut sys, resources, cx);
+        resources::check_write_parallelism(&sys, resources, cx);
         out.push(sys);
     }
     out

@@ -24,6 +24,7 @@ impl Parse for Declaration {
         let mut settings = None;
         let mut components = None;
         let mut systems = None;
+        let mut resources = None;
         while !body.is_empty() {
             let section: Ident = body.parse()?;
             let content;
@@ -51,6 +52,10 @@ impl Parse for Declaration {
                     }
                     components = Some(list);
                 }
+                "resources" => {
+                    slot_taken(resources.is_some())?;
+                    resources = Some(parse_resources(&content)?);
+                }
                 "systems" => {
                     slot_taken(systems.is_some())?;
                     let mut list = Vec::new();
@@ -67,7 +72,9 @@ impl Parse for Declaration {
                 _ => {
                     return Err(Error::new(
                         section.span(),
-                        format!("unknown section `{section}`; expected `settings`, `components` or `systems`"),
+                        format!(
+                            "unknown section `{section}`; expected `settings`, `components`, `resources` or `systems`"
+                        ),
                     ))
                 }
             }
@@ -83,6 +90,7 @@ impl Parse for Declaration {
             name,
             settings: settings.unwrap_or_default(),
             components: components.unwrap_or_default(),
+            resources: resources.unwrap_or_default(),
             systems: systems.unwrap_or_default(),
         })
     }
@@ -113,12 +121,12 @@ fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
     while !input.is_empty() {
         let key: Ident = input.parse()?;
         let k = key.to_string();
-        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS].contains(&k.as_str()) {
+        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE].contains(&k.as_str()) {
             return Err(Error::new(
                 key.span(),
                 format!(
-                    "unknown setting `{k}`; expected `entities`, `inner_parallelism` or `threads`{}",
-                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS])
+                    "unknown setting `{k}`; expected `entities`, `inner_parallelism`, `threads` or `serde`{}",
+                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE])
                 ),
             ));
         }
@@ -219,6 +227,31 @@ impl Parse for ComponentEntry {
             many_inner,
         })
     }
+}
+
+/// `resources { #[doc] Time, Grid, }`: types, each with its doc comments,
+/// separated by `,` (or `;`, as components are).
+fn parse_resources(input: ParseStream) -> Result<Vec<ResourceEntry>> {
+    let mut out = Vec::new();
+    while !input.is_empty() {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let path: Path = input.parse()?;
+        if input.peek(Token![:]) {
+            return Err(input.error(
+                "a resource has no storage strategy: write `resources { Time, Grid }`, and give values to the context's constructor",
+            ));
+        }
+        out.push(ResourceEntry { attrs, path });
+        if input.is_empty() {
+            break;
+        }
+        if input.peek(Token![;]) {
+            input.parse::<Token![;]>()?;
+        } else {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(out)
 }
 
 impl Parse for SystemEntry {

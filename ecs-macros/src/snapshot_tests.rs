@@ -20,6 +20,17 @@ const SMALL: &str = "
         }
     }";
 
+const RESOURCES: &str = "
+    pub context Game {
+        settings { serde: all }
+        components { Position: contiguous; }
+        resources { Time, SpatialGrid }
+        systems {
+            movement: Move { read: [Time], write: [Position] }
+            index: Index { read: [Position], write: [SpatialGrid], after: [movement] }
+        }
+    }";
+
 fn check(name: &str, source: &str) {
     let decl: ast::Declaration = syn::parse_str(source).expect("parses");
     let file: syn::File = syn::parse2(expand(&decl).expect("valid")).expect("the expansion is a file of items");
@@ -47,4 +58,9 @@ fn snapshot_small() {
 #[test]
 fn snapshot_medium() {
     check("medium", &super::growth_tests::declaration(16));
+}
+
+#[test]
+fn snapshot_resources_and_serde() {
+    check("resources", RESOURCES);
 }

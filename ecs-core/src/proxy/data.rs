@@ -1,6 +1,6 @@
 //! The data proxy: what a system's subtask may do.
 
-use crate::access::{CanRead, CanReadShared, CanWrite, DependsOn};
+use crate::access::{CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn};
 use crate::bitset::ComponentSet;
 use crate::block::BLOCK;
 use crate::context::Context;
@@ -8,6 +8,7 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entity, EntityId};
 use crate::proxy::Defer;
 use crate::query::{is_valid, Query, SharedQuery};
+use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::system::Pending;
@@ -619,6 +620,106 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// deferred runs.
     pub fn defer(&mut self, f: impl for<'d> FnOnce(&mut Defer<'d, Cx>) + Send + 'static) {
         self.pending.deferred.push(f);
+    }
+
+    /// Resource `R`, which this system reads or writes.
+    ///
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Time {
+    ///     pub dt: f32,
+    /// }
+    /// #[derive(Default)]
+    /// pub struct Drift;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         resources { Time }
+    /// #         systems { drift: Drift { read: [Time], write: [Position] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Drift {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let dt = data.resource::<Time>().dt;
+    ///         data.for_each::<&mut Position>(|p| p.0 += dt);
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.resource_mut::<Time>().dt = 0.5;
+    /// let e = world.step(|p| p.spawn((Position(1.0),))).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.step(|p| p.component::<Position>(e).0), 1.5);
+    /// ```
+    #[inline]
+    pub fn resource<R: Resource<Cx>>(&self) -> &R
+    where
+        S: CanReadResource<Cx, R>,
+    {
+        // SAFETY: no system that may run beside `S` writes `R`
+        // (`CanReadResource`'s contract), and within `S` a `&mut R` exists
+        // only through `resource_mut` of a run with one subtask, whose
+        // view is this one, borrowed mutably for as long as it lives: not
+        // while this `&self` borrow does. Outside systems, `R` is written
+        // only with `&mut` to the context, which a running system excludes.
+        unsafe { R::cell(self.cx.resources()).get_unchecked() }
+    }
+
+    /// Resource `R`, which this system writes, mutably.
+    ///
+    /// A system writing a resource runs as one subtask (the macro accepts
+    /// `write` of a resource only for `parallelism: none`), so this view is
+    /// the only one that could hand the resource out.
+    ///
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Score(pub u32);
+    /// #[derive(Default)]
+    /// pub struct Count;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         resources { Score }
+    /// #         systems { count: Count { read: [Position], write: [Score] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let n = data.entity_count() as u32;
+    ///         data.resource_mut::<Score>().0 += n;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..3).map(|i| (Position(i as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.resource::<Score>().0, 3);
+    /// ```
+    ///
+    /// # Panics
+    /// When the run has several subtasks, which a declaration accepted by
+    /// `declare_context!` never gives a system writing a resource.
+    #[inline]
+    pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R
+    where
+        S: CanWriteResource<Cx, R>,
+    {
+        assert!(
+            self.subtasks == 1,
+            "system `{}` writes resource `{}` but runs in {} subtasks",
+            Cx::SYSTEMS[S::INDEX].name,
+            R::NAME,
+            self.subtasks
+        );
+        // SAFETY: no system that may run beside `S` reads or writes `R`
+        // (`CanWriteResource`'s contract); this run of `S` has one subtask
+        // (checked above), whose view is this one, and the returned borrow
+        // holds it mutably, so no `&R` from `resource` exists meanwhile.
+        // Outside systems, `R` is reached only with `&mut` to the context,
+        // which a running system excludes.
+        unsafe { R::cell(self.cx.resources()).get_mut_unchecked() }
     }
 
     /// The state of system `T`, an ancestor of this one.

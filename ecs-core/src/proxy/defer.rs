@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entity, EntityId};
 use crate::error::{ContextFull, NoSuchEntity};
+use crate::resource::Resource;
 use crate::storage::Column;
 
 /// Exclusive access to a context's entities and components: given to
@@ -64,6 +65,16 @@ pub struct Defer<'a, Cx: ContextDecl> {
 }
 
 impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
+    /// Resource `R`: every resource is at hand with exclusive access.
+    pub fn resource<R: Resource<Cx>>(&self) -> &R {
+        self.cx.resource::<R>()
+    }
+
+    /// Resource `R`, mutably.
+    pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R {
+        self.cx.resource_mut::<R>()
+    }
+
     /// Creates an entity with no components.
     ///
     /// # Errors

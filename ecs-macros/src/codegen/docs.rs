@@ -6,7 +6,7 @@ use crate::model::{Limit, Model, Storage};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-fn list(items: impl Iterator<Item = String>) -> String {
+pub(super) fn list(items: impl Iterator<Item = String>) -> String {
     let v: Vec<String> = items.map(|s| format!("`{s}`")).collect();
     if v.is_empty() {
         "—".to_string()
@@ -25,7 +25,7 @@ fn describe(p: &ParallelismExpr) -> String {
 }
 
 /// The first line of the doc comments among `attrs`, for a table cell.
-fn summary(attrs: &[syn::Attribute]) -> String {
+pub(super) fn summary(attrs: &[syn::Attribute]) -> String {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
@@ -78,6 +78,7 @@ pub fn context_docs(model: &Model) -> TokenStream {
             summary(c.attrs)
         ));
     }
+    super::resources::docs_table(model, &mut doc);
     doc.push_str("\n# Systems\n\n| system | type | reads | writes | after | parallelism | output | description |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for s in &model.systems {
         let par = s.parallelism.map_or("none".to_string(), describe);
@@ -89,8 +90,18 @@ pub fn context_docs(model: &Model) -> TokenStream {
             "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
             s.name,
             s.ty_name,
-            list(s.reads.iter().map(|&c| model.components[c].name.clone())),
-            list(s.writes.iter().map(|&c| model.components[c].name.clone())),
+            list(
+                s.reads
+                    .iter()
+                    .map(|&c| model.components[c].name.clone())
+                    .chain(s.resource_reads.iter().map(|&(r, _)| model.resources[r].name.clone()))
+            ),
+            list(
+                s.writes
+                    .iter()
+                    .map(|&c| model.components[c].name.clone())
+                    .chain(s.resource_writes.iter().map(|&(r, _)| model.resources[r].name.clone()))
+            ),
             list(s.after.iter().map(|&(d, _)| model.systems[d].name.to_string())),
             par,
             output,

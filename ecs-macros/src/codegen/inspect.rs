@@ -85,6 +85,9 @@ pub fn dot(model: &Model, components: bool) -> String {
             }
         }
     }
+    if components {
+        super::resources::dot(model, &mut out, quoted);
+    }
     out.push_str("}\n");
     out
 }
@@ -106,9 +109,14 @@ pub fn summary(model: &Model) -> String {
     for c in &model.components {
         out.push_str(&format!("  {}: {}\n", c.name, c.storage.keyword()));
     }
+    super::resources::summary(model, &mut out);
     out.push_str(&format!("systems ({}):\n", model.systems.len()));
-    let names = |ids: &[usize]| -> String {
-        let v: Vec<&str> = ids.iter().map(|&c| model.components[c].name.as_str()).collect();
+    let names = |ids: &[usize], resources: &[(usize, &syn::Path)]| -> String {
+        let v: Vec<&str> = ids
+            .iter()
+            .map(|&c| model.components[c].name.as_str())
+            .chain(resources.iter().map(|&(r, _)| model.resources[r].name.as_str()))
+            .collect();
         format!("[{}]", v.join(", "))
     };
     for s in &model.systems {
@@ -121,8 +129,8 @@ pub fn summary(model: &Model) -> String {
             "  {}: {} read {} write {} after [{}]{}\n",
             s.name,
             s.ty_name,
-            names(&s.reads),
-            names(&s.writes),
+            names(&s.reads, &s.resource_reads),
+            names(&s.writes, &s.resource_writes),
             after.join(", "),
             s.output.map_or(String::new(), |t| format!(
                 " output {}",

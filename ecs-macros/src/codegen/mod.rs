@@ -4,6 +4,8 @@
 mod docs;
 mod inspect;
 mod many;
+mod resources;
+mod save;
 mod storage;
 mod systems;
 
@@ -17,6 +19,8 @@ pub struct Names {
     pub storages: syn::Ident,
     pub slots: syn::Ident,
     pub states: syn::Ident,
+    pub resources: syn::Ident,
+    pub resource_cells: syn::Ident,
 }
 
 impl Names {
@@ -27,6 +31,8 @@ impl Names {
             storages: format_ident!("__{}Storages", name),
             slots: format_ident!("__{}Slots", name),
             states: format_ident!("{}Systems", name),
+            resources: format_ident!("{}Resources", name),
+            resource_cells: format_ident!("__{}ResourceCells", name),
         }
     }
 }
@@ -35,11 +41,15 @@ pub fn emit(model: &Model) -> TokenStream {
     let names = Names::new(model);
     let storage = storage::emit(model, &names);
     let systems = systems::emit(model, &names);
+    let resources = resources::emit(model, &names);
+    let save = save::emit(model, &names);
     let context = emit_context(model, &names);
     quote! {
         #context
         #storage
         #systems
+        #resources
+        #save
     }
 }
 
@@ -49,6 +59,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         storages,
         slots,
         states,
+        resources,
+        resource_cells,
     } = names;
     let attrs = &model.decl.attrs;
     let vis = &model.decl.vis;
@@ -71,6 +83,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let component_names = model.components.iter().map(|c| &c.name);
+    let resource_names = model.resources.iter().map(|r| &r.name);
+    let new_resources = resources::new_resources(model, names);
     let system_infos = model.systems.iter().enumerate().map(|(i, sys)| {
         let name = sys.name.to_string();
         let ty = &sys.ty_name;
@@ -109,7 +123,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // A program uses one or two of the constructors: no warning for the others.
         #[allow(dead_code)]
         impl #context {
-            /// Creates the context with every system in its default state.
+            /// Creates the context with every system and resource in its
+            /// default state.
             ///
             /// Exists when every system's state type implements `Default`:
             /// that is all the `where` clause says (it is written with
@@ -123,32 +138,61 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             #vis fn new() -> Self
             where
                 for<'__ecs> #states: ::core::default::Default,
+                for<'__ecs> #resources: ::core::default::Default,
             {
                 Self::with_systems(::core::default::Default::default())
             }
 
-            /// Creates the context with the given system states.
+            /// Creates the context with the given system states, and every
+            /// resource in its default state.
             ///
             /// Starts no thread: the workers start when a step first has
             /// work for them.
             #[must_use]
-            #vis fn with_systems(systems: #states) -> Self {
-                Self {
-                    inner: ::ecs::__private::Context::new(systems),
-                }
+            #vis fn with_systems(systems: #states) -> Self
+            where
+                for<'__ecs> #resources: ::core::default::Default,
+            {
+                Self::from_parts(systems, ::core::default::Default::default(), #threads)
+            }
+
+            /// Creates the context with the given system states and
+            /// resource values.
+            ///
+            /// Starts no thread: the workers start when a step first has
+            /// work for them.
+            #[must_use]
+            #vis fn with_resources(systems: #states, resources: #resources) -> Self {
+                Self::from_parts(systems, resources, #threads)
             }
 
             /// Creates the context with the given system states, running on
             /// `threads` threads instead of the declared count (`None`: one
             /// per available core): the caller of `step` and `threads - 1`
-            /// workers. A count above 1024 is capped at 1024.
+            /// workers. A count above 1024 is capped at 1024. Resources hold
+            /// their default values.
             ///
             /// Starts no thread: the workers start when a step first has
             /// work for them.
             #[must_use]
-            #vis fn with_threads(systems: #states, threads: ::core::option::Option<usize>) -> Self {
+            #vis fn with_threads(systems: #states, threads: ::core::option::Option<usize>) -> Self
+            where
+                for<'__ecs> #resources: ::core::default::Default,
+            {
+                Self::from_parts(systems, ::core::default::Default::default(), threads)
+            }
+
+            /// Creates the context with the given system states and
+            /// resource values, running on `threads` threads (as
+            /// `with_threads`).
+            #[must_use]
+            #vis fn from_parts(
+                systems: #states,
+                resources: #resources,
+                threads: ::core::option::Option<usize>,
+            ) -> Self {
                 Self {
-                    inner: ::ecs::__private::Context::with_threads(systems, threads),
+                    inner: ::ecs::__private::Context::from_parts(systems, resources, threads),
                 }
             }
         }
@@ -156,6 +200,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         impl ::core::default::Default for #context
         where
             for<'__ecs> #states: ::core::default::Default,
+            for<'__ecs> #resources: ::core::default::Default,
         {
             fn default() -> Self {
                 Self::new()
@@ -179,7 +224,10 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // each system's `read` and `write` components; the graph is acyclic
         // (`check_no_cycles`), `ancestors` is its transitive closure and
         // `TOPOLOGICAL` a topological order (`Model::build`); unordered
-        // systems have compatible access (`check_no_conflicts`); the
+        // systems have compatible access to components
+        // (`check_no_conflicts`) and resources
+        // (`resources::check_no_conflicts`), `RESOURCES` lists each
+        // resource once; the
         // `remove_component`, `relocate_component` and `slot_core` arms below
         // map each index to its own component and system.
         unsafe impl ::ecs::__private::ContextDecl for #context {
@@ -187,6 +235,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             type Storages = #storages;
             type Systems = #slots;
             type States = #states;
+            type Resources = #resource_cells;
+            type ResourceValues = #resources;
 
             const NAME: &'static str = #name_str;
             const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
@@ -195,6 +245,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
                 threads: #threads,
             };
             const COMPONENTS: &'static [&'static str] = &[#(#component_names),*];
+            const RESOURCES: &'static [&'static str] = &[#(#resource_names),*];
             const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[#(#system_infos),*];
             const SIGNATURES: &'static [Self::Bits] = &[#(#signatures),*];
             const TOPOLOGICAL: &'static [usize] = &[#(#topo),*];
@@ -204,6 +255,11 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
 
             fn new_storages(limit: ::ecs::__private::EntityLimit) -> #storages {
                 #new_storages
+            }
+
+            fn new_resources(values: #resources) -> #resource_cells {
+                let _ = &values;
+                #new_resources
             }
 
             fn new_systems(states: #states) -> #slots {

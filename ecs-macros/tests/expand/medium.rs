@@ -58,7 +58,8 @@ pub struct Stress {
 }
 #[allow(dead_code)]
 impl Stress {
-    /// Creates the context with every system in its default state.
+    /// Creates the context with every system and resource in its
+    /// default state.
     ///
     /// Exists when every system's state type implements `Default`:
     /// that is all the `where` clause says (it is written with
@@ -72,23 +73,40 @@ impl Stress {
     pub fn new() -> Self
     where
         for<'__ecs> StressSystems: ::core::default::Default,
+        for<'__ecs> StressResources: ::core::default::Default,
     {
         Self::with_systems(::core::default::Default::default())
     }
-    /// Creates the context with the given system states.
+    /// Creates the context with the given system states, and every
+    /// resource in its default state.
     ///
     /// Starts no thread: the workers start when a step first has
     /// work for them.
     #[must_use]
-    pub fn with_systems(systems: StressSystems) -> Self {
-        Self {
-            inner: ::ecs::__private::Context::new(systems),
-        }
+    pub fn with_systems(systems: StressSystems) -> Self
+    where
+        for<'__ecs> StressResources: ::core::default::Default,
+    {
+        Self::from_parts(
+            systems,
+            ::core::default::Default::default(),
+            ::core::option::Option::Some(2usize),
+        )
+    }
+    /// Creates the context with the given system states and
+    /// resource values.
+    ///
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
+    #[must_use]
+    pub fn with_resources(systems: StressSystems, resources: StressResources) -> Self {
+        Self::from_parts(systems, resources, ::core::option::Option::Some(2usize))
     }
     /// Creates the context with the given system states, running on
     /// `threads` threads instead of the declared count (`None`: one
     /// per available core): the caller of `step` and `threads - 1`
-    /// workers. A count above 1024 is capped at 1024.
+    /// workers. A count above 1024 is capped at 1024. Resources hold
+    /// their default values.
     ///
     /// Starts no thread: the workers start when a step first has
     /// work for them.
@@ -96,15 +114,30 @@ impl Stress {
     pub fn with_threads(
         systems: StressSystems,
         threads: ::core::option::Option<usize>,
+    ) -> Self
+    where
+        for<'__ecs> StressResources: ::core::default::Default,
+    {
+        Self::from_parts(systems, ::core::default::Default::default(), threads)
+    }
+    /// Creates the context with the given system states and
+    /// resource values, running on `threads` threads (as
+    /// `with_threads`).
+    #[must_use]
+    pub fn from_parts(
+        systems: StressSystems,
+        resources: StressResources,
+        threads: ::core::option::Option<usize>,
     ) -> Self {
         Self {
-            inner: ::ecs::__private::Context::with_threads(systems, threads),
+            inner: ::ecs::__private::Context::from_parts(systems, resources, threads),
         }
     }
 }
 impl ::core::default::Default for Stress
 where
     for<'__ecs> StressSystems: ::core::default::Default,
+    for<'__ecs> StressResources: ::core::default::Default,
 {
     fn default() -> Self {
         Self::new()
@@ -126,6 +159,8 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
     type Storages = __StressStorages;
     type Systems = __StressSlots;
     type States = StressSystems;
+    type Resources = __StressResourceCells;
+    type ResourceValues = StressResources;
     const NAME: &'static str = "Stress";
     const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
         entities: ::ecs::__private::EntityLimit::Fixed(1024usize),
@@ -150,6 +185,7 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         "C14",
         "C15",
     ];
+    const RESOURCES: &'static [&'static str] = &[];
     const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[
         ::ecs::__private::SystemInfo {
             name: "s0",
@@ -242,6 +278,10 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             c15: ::ecs::__private::new_column::<Stress, C15>(limit),
             g0: ::ecs::__private::new_group(limit),
         }
+    }
+    fn new_resources(values: StressResources) -> __StressResourceCells {
+        let _ = &values;
+        __StressResourceCells {}
     }
     fn new_systems(states: StressSystems) -> __StressSlots {
         __StressSlots {
@@ -873,3 +913,12 @@ where
         }
     }
 }
+///The initial value of every resource of [`Stress`], given to [`Stress::with_resources`] (the other constructors use `Default`).
+pub struct StressResources {}
+impl ::core::default::Default for StressResources {
+    fn default() -> Self {
+        Self {}
+    }
+}
+#[doc(hidden)]
+pub struct __StressResourceCells {}

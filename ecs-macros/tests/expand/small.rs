@@ -37,7 +37,8 @@ pub struct World {
 }
 #[allow(dead_code)]
 impl World {
-    /// Creates the context with every system in its default state.
+    /// Creates the context with every system and resource in its
+    /// default state.
     ///
     /// Exists when every system's state type implements `Default`:
     /// that is all the `where` clause says (it is written with
@@ -51,23 +52,40 @@ impl World {
     pub fn new() -> Self
     where
         for<'__ecs> WorldSystems: ::core::default::Default,
+        for<'__ecs> WorldResources: ::core::default::Default,
     {
         Self::with_systems(::core::default::Default::default())
     }
-    /// Creates the context with the given system states.
+    /// Creates the context with the given system states, and every
+    /// resource in its default state.
     ///
     /// Starts no thread: the workers start when a step first has
     /// work for them.
     #[must_use]
-    pub fn with_systems(systems: WorldSystems) -> Self {
-        Self {
-            inner: ::ecs::__private::Context::new(systems),
-        }
+    pub fn with_systems(systems: WorldSystems) -> Self
+    where
+        for<'__ecs> WorldResources: ::core::default::Default,
+    {
+        Self::from_parts(
+            systems,
+            ::core::default::Default::default(),
+            ::core::option::Option::None,
+        )
+    }
+    /// Creates the context with the given system states and
+    /// resource values.
+    ///
+    /// Starts no thread: the workers start when a step first has
+    /// work for them.
+    #[must_use]
+    pub fn with_resources(systems: WorldSystems, resources: WorldResources) -> Self {
+        Self::from_parts(systems, resources, ::core::option::Option::None)
     }
     /// Creates the context with the given system states, running on
     /// `threads` threads instead of the declared count (`None`: one
     /// per available core): the caller of `step` and `threads - 1`
-    /// workers. A count above 1024 is capped at 1024.
+    /// workers. A count above 1024 is capped at 1024. Resources hold
+    /// their default values.
     ///
     /// Starts no thread: the workers start when a step first has
     /// work for them.
@@ -75,15 +93,30 @@ impl World {
     pub fn with_threads(
         systems: WorldSystems,
         threads: ::core::option::Option<usize>,
+    ) -> Self
+    where
+        for<'__ecs> WorldResources: ::core::default::Default,
+    {
+        Self::from_parts(systems, ::core::default::Default::default(), threads)
+    }
+    /// Creates the context with the given system states and
+    /// resource values, running on `threads` threads (as
+    /// `with_threads`).
+    #[must_use]
+    pub fn from_parts(
+        systems: WorldSystems,
+        resources: WorldResources,
+        threads: ::core::option::Option<usize>,
     ) -> Self {
         Self {
-            inner: ::ecs::__private::Context::with_threads(systems, threads),
+            inner: ::ecs::__private::Context::from_parts(systems, resources, threads),
         }
     }
 }
 impl ::core::default::Default for World
 where
     for<'__ecs> WorldSystems: ::core::default::Default,
+    for<'__ecs> WorldResources: ::core::default::Default,
 {
     fn default() -> Self {
         Self::new()
@@ -105,6 +138,8 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     type Storages = __WorldStorages;
     type Systems = __WorldSlots;
     type States = WorldSystems;
+    type Resources = __WorldResourceCells;
+    type ResourceValues = WorldResources;
     const NAME: &'static str = "World";
     const SETTINGS: ::ecs::__private::Settings = ::ecs::__private::Settings {
         entities: ::ecs::__private::EntityLimit::Fixed(10000usize),
@@ -112,6 +147,7 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         threads: ::core::option::Option::None,
     };
     const COMPONENTS: &'static [&'static str] = &["Position", "Velocity", "Life"];
+    const RESOURCES: &'static [&'static str] = &[];
     const SYSTEMS: &'static [::ecs::__private::SystemInfo] = &[
         ::ecs::__private::SystemInfo {
             name: "movement",
@@ -142,6 +178,10 @@ unsafe impl ::ecs::__private::ContextDecl for World {
             c1: ::ecs::__private::new_column::<World, Velocity>(limit),
             c2: ::ecs::__private::new_column::<World, Life>(limit),
         }
+    }
+    fn new_resources(values: WorldResources) -> __WorldResourceCells {
+        let _ = &values;
+        __WorldResourceCells {}
     }
     fn new_systems(states: WorldSystems) -> __WorldSlots {
         __WorldSlots {
@@ -328,3 +368,12 @@ where
         }
     }
 }
+///The initial value of every resource of [`World`], given to [`World::with_resources`] (the other constructors use `Default`).
+pub struct WorldResources {}
+impl ::core::default::Default for WorldResources {
+    fn default() -> Self {
+        Self {}
+    }
+}
+#[doc(hidden)]
+pub struct __WorldResourceCells {}

@@ -7,6 +7,13 @@ pub struct Velocity(pub f32);
 /// What it looks like.
 pub struct Color(pub u8);
 
+/// The time step.
+#[derive(Default)]
+pub struct Time(pub f32);
+/// Things counted.
+#[derive(Default)]
+pub struct Score(pub u32);
+
 /// Moves things.
 #[derive(Default)]
 pub struct Move;
@@ -26,11 +33,16 @@ ecs::declare_context! {
             Position, Velocity: contiguous;
             Color: sparse_set;
         }
+        resources {
+            /// How far a step goes.
+            Time,
+            Score,
+        }
         systems {
             /// Integrates velocities.
-            movement: Move { read: [Velocity], write: [Position], parallelism: split_evenly_per_core }
+            movement: Move { read: [Velocity, Time], write: [Position], parallelism: split_evenly_per_core }
             draw: Draw { read: [Position, Color], after: [movement], output: Vec<u32> }
-            count: Count { read: [Color] }
+            count: Count { read: [Color], write: [Score] }
         }
     }
 }

@@ -14,5 +14,7 @@ use ecs::{
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 use ecs::{InstanceKey, Many};
+use ecs::save;
+use ecs::traits::{CanReadResource, CanWriteResource, Resource, ResourceBounds};
 
 fn main() {}

@@ -1,0 +1,270 @@
+//! Save and restore: a whole context's entities, components and resources
+//! to serde formats and back, across every storage, with dynamic and fixed
+//! contexts; handles stay valid.
+
+use ecs::save::RestoreError;
+use ecs::Entity;
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Position(pub f32, pub f32);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Velocity(pub i16);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Color(pub u8);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Size(pub u32);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Name(pub String);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Big(pub Vec<u64>);
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+pub struct Frozen;
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Score(pub u64);
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Log(pub Vec<String>);
+
+macro_rules! world {
+    ($name:ident, $entities:expr) => {
+        ecs::declare_context! {
+            pub context $name {
+                settings { entities: $entities, serde: all }
+                components {
+                    Position: contiguous;
+                    (Velocity, Color): grouped;
+                    Size, Name: sparse_set;
+                    Big: hash_map;
+                    Frozen: tag;
+                }
+                resources { Score, Log }
+            }
+        }
+    };
+}
+
+world!(Dynamic, dynamic(4));
+world!(Fixed, fixed(64));
+world!(Small, fixed(4));
+
+/// What one entity holds: one optional value per component.
+#[derive(Clone, Debug, PartialEq)]
+struct Holds {
+    position: Option<Position>,
+    grouped: Option<(Velocity, Color)>,
+    size: Option<Size>,
+    name: Option<Name>,
+    big: Option<Big>,
+    frozen: bool,
+}
+
+fn holds() -> impl Strategy<Value = Holds> {
+    (
+        proptest::option::of((-1e3f32..1e3, -1e3f32..1e3).prop_map(|(x, y)| Position(x, y))),
+        proptest::option::of((any::<i16>(), any::<u8>()).prop_map(|(v, c)| (Velocity(v), Color(c)))),
+        proptest::option::of(any::<u32>().prop_map(Size)),
+        proptest::option::of("[a-z]{0,6}".prop_map(Name)),
+        proptest::option::of(proptest::collection::vec(any::<u64>(), 0..4).prop_map(Big)),
+        any::<bool>(),
+    )
+        .prop_map(|(position, grouped, size, name, big, frozen)| Holds {
+            position,
+            grouped,
+            size,
+            name,
+            big,
+            frozen,
+        })
+}
+
+/// Runs the same script on a context type: create entities with `holds`,
+/// kill those marked (so slots are freed and generations bumped), then
+/// reports each handle's contents.
+macro_rules! script {
+    ($Cx:ty) => {
+        |cx: &mut $Cx, entities: &[(Holds, bool)]| -> Vec<Entity> {
+            let handles: Vec<Entity> = cx.step(|p| {
+                entities
+                    .iter()
+                    .map(|(h, _)| {
+                        let e = p.create().unwrap();
+                        if let Some(v) = &h.position {
+                            p.add(e, v.clone()).unwrap();
+                        }
+                        if let Some((v, c)) = &h.grouped {
+                            p.add(e, v.clone()).unwrap();
+                            p.add(e, c.clone()).unwrap();
+                        }
+                        if let Some(v) = &h.size {
+                            p.add(e, v.clone()).unwrap();
+                        }
+                        if let Some(v) = &h.name {
+                            p.add(e, v.clone()).unwrap();
+                        }
+                        if let Some(v) = &h.big {
+                            p.add(e, v.clone()).unwrap();
+                        }
+                        if h.frozen {
+                            p.add(e, Frozen).unwrap();
+                        }
+                        e
+                    })
+                    .collect()
+            });
+            cx.step(|p| {
+                for (e, (_, kill)) in handles.iter().zip(entities) {
+                    if *kill {
+                        p.kill(*e);
+                    }
+                }
+            });
+            handles
+        }
+    };
+}
+
+macro_rules! read {
+    ($cx:expr, $e:expr) => {
+        $cx.step(|p| {
+            p.is_alive($e).then(|| Holds {
+                position: p.get::<Position>($e).cloned(),
+                grouped: p.get::<Velocity>($e).cloned().zip(p.get::<Color>($e).cloned()),
+                size: p.get::<Size>($e).cloned(),
+                name: p.get::<Name>($e).cloned(),
+                big: p.get::<Big>($e).cloned(),
+                frozen: p.has::<Frozen>($e),
+            })
+        })
+    };
+}
+
+macro_rules! round_trip {
+    ($Cx:ty, $entities:expr) => {{
+        let entities: &[(Holds, bool)] = $entities;
+        let mut cx = <$Cx>::new();
+        let handles = script!($Cx)(&mut cx, entities);
+        cx.resource_mut::<Score>().0 = entities.len() as u64;
+        cx.resource_mut::<Log>().0.push("saved".into());
+        let json = serde_json::to_string(&cx.save()).unwrap();
+        // A context that already holds entities and other resources.
+        let mut loaded = <$Cx>::new();
+        let _ = script!($Cx)(&mut loaded, &entities[..entities.len() / 2]);
+        loaded.restore(serde_json::from_str(&json).unwrap()).unwrap();
+        prop_assert_eq!(loaded.len(), cx.len());
+        for (e, (h, kill)) in handles.iter().zip(entities) {
+            let expected = (!kill).then(|| h.clone());
+            prop_assert_eq!(read!(loaded, *e), expected.clone());
+            prop_assert_eq!(read!(cx, *e), expected);
+            prop_assert_eq!(loaded.id_of(*e), cx.id_of(*e));
+        }
+        prop_assert_eq!(loaded.resource::<Score>(), cx.resource::<Score>());
+        prop_assert_eq!(loaded.resource::<Log>(), cx.resource::<Log>());
+        // The same slots and generations come next in both.
+        let next = cx.step(|p| p.create().unwrap());
+        let next_loaded = loaded.step(|p| p.create().unwrap());
+        prop_assert_eq!(next, next_loaded);
+        // Saving the restored context gives the same text.
+        loaded.step(|p| {
+            p.kill(next_loaded);
+        });
+        cx.step(|p| {
+            p.kill(next);
+        });
+        prop_assert_eq!(
+            serde_json::to_string(&loaded.save()).unwrap(),
+            serde_json::to_string(&cx.save()).unwrap()
+        );
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 48 }))]
+
+    #[test]
+    fn round_trip_dynamic(entities in proptest::collection::vec((holds(), any::<bool>()), 0..40)) {
+        round_trip!(Dynamic, &entities);
+    }
+
+    #[test]
+    fn round_trip_fixed(entities in proptest::collection::vec((holds(), any::<bool>()), 0..40)) {
+        round_trip!(Fixed, &entities);
+    }
+}
+
+#[test]
+fn restoring_into_a_fixed_context_too_small_fails_and_changes_nothing() {
+    let mut big = Dynamic::new();
+    let handles = big.step(|p| (0..6).map(|i| p.spawn((Size(i),)).unwrap()).collect::<Vec<_>>());
+    let json = serde_json::to_string(&big.save()).unwrap();
+    let mut small = Small::new();
+    let kept = small.step(|p| p.spawn((Size(99), Frozen)).unwrap());
+    small.resource_mut::<Score>().0 = 5;
+    let err = small.restore(serde_json::from_str(&json).unwrap()).unwrap_err();
+    assert_eq!(err, RestoreError::TooManyEntities { slots: 6, limit: 4 });
+    assert_eq!(small.len(), 1);
+    assert_eq!(small.step(|p| p.get::<Size>(kept).cloned()), Some(Size(99)));
+    assert!(small.step(|p| p.has::<Frozen>(kept)));
+    assert_eq!(small.resource::<Score>().0, 5);
+    assert!(!small.is_alive(handles[5]) || small.id_of(handles[5]).is_none());
+}
+
+#[test]
+fn a_malformed_snapshot_is_an_error_and_changes_nothing() {
+    let mut cx = Dynamic::new();
+    let e = cx.step(|p| p.spawn((Size(1),)).unwrap());
+    let good = serde_json::to_string(&cx.save()).unwrap();
+    for bad in [
+        // Two ids in one slot.
+        good.replace(r#""slots":[0]"#, r#""slots":[0,0]"#),
+        // A slot out of range.
+        good.replace(r#""slots":[0]"#, r#""slots":[3]"#),
+        // A value for an id no entity has.
+        good.replace(r#""Size":[[0,1]]"#, r#""Size":[[0,1],[7,2]]"#),
+    ] {
+        assert_ne!(bad, good, "the replacement applies");
+        let err = cx.restore(serde_json::from_str(&bad).unwrap()).unwrap_err();
+        assert!(matches!(err, RestoreError::Malformed(_)), "{err:?}");
+        assert_eq!(cx.step(|p| p.get::<Size>(e).cloned()), Some(Size(1)));
+    }
+}
+
+/// Systems process the restored entities from their next run.
+mod with_systems {
+    use super::{Position, Score};
+    use ecs::{Data, System};
+
+    #[derive(Default)]
+    pub struct Sum;
+    ecs::declare_context! {
+        pub context Summed {
+            settings { serde: all, threads: 2 }
+            components { Position: contiguous; }
+            resources { Score }
+            systems { sum: Sum { read: [Position], write: [Score] } }
+        }
+    }
+    impl System<Summed> for Sum {
+        fn process(&self, data: &mut Data<'_, Summed, Self>, _: &()) {
+            let mut total = 0.0;
+            data.for_each::<&Position>(|p| total += p.0);
+            data.resource_mut::<Score>().0 = total as u64;
+        }
+    }
+
+    #[test]
+    fn restored_entities_are_matched_to_systems() {
+        let mut a = Summed::new();
+        a.step(|p| p.spawn_batch((0..10).map(|i| (Position(i as f32, 0.0),))).map(drop))
+            .unwrap();
+        let json = serde_json::to_string(&a.save()).unwrap();
+        let mut b = Summed::new();
+        b.step(|p| p.spawn((Position(1000.0, 0.0),)).map(drop)).unwrap();
+        b.step(|p| p.run_all(&()));
+        assert_eq!(b.resource::<Score>().0, 1000);
+        b.restore(serde_json::from_str(&json).unwrap()).unwrap();
+        b.step(|p| p.run_all(&()));
+        assert_eq!(b.resource::<Score>().0, 45);
+        assert_eq!(b.subscribers::<Sum>().len(), 10);
+    }
+}

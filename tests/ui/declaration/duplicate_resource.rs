@@ -1,0 +1,17 @@
+pub struct Position(pub f32);
+#[derive(Default)]
+pub struct Time(pub f32);
+#[derive(Default)]
+pub struct Score(pub u32);
+#[derive(Default)]
+pub struct Move;
+#[derive(Default)]
+pub struct Count;
+
+ecs::declare_context! {
+    pub context World {
+        resources { Time, Score, Time }
+    }
+}
+
+fn main() {}

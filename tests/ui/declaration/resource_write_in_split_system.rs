@@ -1,0 +1,21 @@
+pub struct Position(pub f32);
+#[derive(Default)]
+pub struct Time(pub f32);
+#[derive(Default)]
+pub struct Score(pub u32);
+#[derive(Default)]
+pub struct Move;
+#[derive(Default)]
+pub struct Count;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position: contiguous; }
+        resources { Time, Score }
+        systems {
+            count: Count { read: [Position], write: [Score], parallelism: split_evenly_per_core }
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+ecs::declare_context! {
+    pub context World {
+        settings { serde: yes }
+    }
+}
+
+fn main() {}
