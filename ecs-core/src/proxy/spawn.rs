@@ -174,7 +174,10 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
 /// `Option<NonNull<C>>` per component of a bundle, `None` for columns that
 /// store with `insert_new`) for the first `stored` ids of a batch, not yet
 /// recorded by `fill`: if dropped by a panic with `stored > 0`, drops them,
-/// each once (a panicking `drop` stops none of the others).
+/// each once (a panicking `drop` stops none of the others). A bundle cut
+/// short by a panicking `insert_new` (no built-in storage's panics) is not
+/// counted: its values written through slots before the panic are leaked,
+/// never dropped twice.
 struct Written<S: WrittenSlots> {
     slots: S,
     stored: usize,
