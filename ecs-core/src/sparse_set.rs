@@ -123,10 +123,21 @@ impl SparseSet {
             self.grow(last);
         }
         self.ascending &= self.dense.last().is_none_or(|member| member.0 < first);
+        let len = self.dense.len();
+        if let Some(run) = diff.gained_run(first as usize, gained) {
+            // One run of ids, as a bulk add or a batch of new entities
+            // gives: two counting loops, which the compiler vectorises,
+            // instead of one pass per id over the bits.
+            self.dense.extend(run.clone().map(|id| EntityId(id as u32)));
+            for (k, slot) in self.sparse[run].iter_mut().enumerate() {
+                debug_assert_eq!(*slot, ABSENT, "inserted twice");
+                *slot = (len + k) as u32;
+            }
+            return;
+        }
         // Over local slices: through `self`, a store to `sparse` could
         // change `self`'s fields, for all the compiler knows, and it would
         // reload them for every id.
-        let len = self.dense.len();
         self.dense.resize(len + gained, EntityId(0));
         let (sparse, added) = (&mut self.sparse[..], &mut self.dense[len..]);
         let mut k = 0;
@@ -324,9 +335,16 @@ impl SparseSet {
 
     /// Removes every member.
     pub fn clear(&mut self) {
-        let sparse = &mut self.sparse[..];
-        for id in &self.dense {
-            sparse[id.index()] = ABSENT;
+        if let Some(first) = self.run_start() {
+            // One ascending run of ids: one fill, which the compiler turns
+            // into vector stores, instead of a store per id through `dense`.
+            let first = first.index();
+            self.sparse[first..first + self.dense.len()].fill(ABSENT);
+        } else {
+            let sparse = &mut self.sparse[..];
+            for id in &self.dense {
+                sparse[id.index()] = ABSENT;
+            }
         }
         self.dense.clear();
         self.ascending = true;
@@ -359,6 +377,15 @@ impl Diff {
 
     fn gained_count(&self) -> usize {
         self.gain.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The gained ids as one run `first..first + count`, when they are one
+    /// (`first` the lowest gained id, `count` how many are gained, > 0): the
+    /// highest gained id is then `first + count - 1`.
+    fn gained_run(&self, first: usize, count: usize) -> Option<core::ops::Range<usize>> {
+        let (w, &word) = self.gain.iter().enumerate().rev().find(|(_, &w)| w != 0)?;
+        let last = w * 64 + 63 - word.leading_zeros() as usize;
+        (last + 1 - first == count).then_some(first..last + 1)
     }
 
     fn lost_count(&self) -> usize {
@@ -469,6 +496,72 @@ mod tests {
         s.apply(&s.diff(&all, &signature));
         assert_eq!(s.run_start(), Some(EntityId(0)));
         assert_eq!(s.len(), 150);
+    }
+
+    /// The members and positions of `s` are `expected`, in order, and no
+    /// other id of `0..ids` is a member.
+    fn assert_members(s: &SparseSet, expected: &[u32], ids: u32) {
+        let got: Vec<u32> = s.as_slice().iter().map(|id| id.0).collect();
+        assert_eq!(got, expected);
+        for id in 0..ids {
+            assert_eq!(
+                s.position(EntityId(id)),
+                expected.iter().position(|&m| m == id),
+                "id {id}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_gain_of_one_run_and_a_clear_of_one_run_match_the_model() {
+        use crate::bitset::Bitset;
+        let signature = Bitset::<1>::from_indices(&[0]);
+        let ids = 200u32;
+        // (members before, ids wanted): runs inside a word, across word
+        // boundaries, of one id, up to the last id; and gains of two runs or
+        // with a gap (the id-by-id path), for comparison.
+        let cases: [(&[u32], core::ops::Range<u32>, &[u32]); 9] = [
+            (&[], 0..200, &[]),
+            (&[], 3..9, &[]),
+            (&[], 63..65, &[]),
+            (&[], 64..128, &[]),
+            (&[], 199..200, &[]),
+            (&[150, 2], 10..140, &[]),
+            (&[0, 1], 0..70, &[]),
+            (&[], 5..20, &[40]),
+            (&[], 5..20, &[21]),
+        ];
+        for (members, run, extra) in cases {
+            let mut s = SparseSet::new();
+            for &m in members {
+                s.insert(EntityId(m));
+            }
+            let wanted = |i: u32| run.contains(&i) || extra.contains(&i) || members.contains(&i);
+            let bits: Vec<Bitset<1>> = (0..ids)
+                .map(|i| if wanted(i) { signature } else { Bitset::EMPTY })
+                .collect();
+            let diff = s.diff(&bits, &signature);
+            let gained: Vec<u32> = diff.gained().collect();
+            let is_run = gained.windows(2).all(|w| w[1] == w[0] + 1);
+            assert_eq!(
+                diff.gained_run(gained[0] as usize, gained.len()).is_some(),
+                is_run,
+                "run detected for {run:?} + {extra:?}"
+            );
+            s.apply(&diff);
+            let expected: Vec<u32> = members.iter().copied().chain(gained).collect();
+            assert_members(&s, &expected, ids);
+            assert!(s.diff(&bits, &signature).is_empty());
+            // Every member lost at once: one fill when they are one run.
+            let one_run = expected.windows(2).all(|w| w[1] == w[0] + 1);
+            assert_eq!(s.run_start().map(|id| id.0), one_run.then_some(expected[0]));
+            s.apply(&s.diff(&vec![Bitset::EMPTY; ids as usize], &signature));
+            assert_members(&s, &[], ids);
+            assert!(s.is_ascending());
+            // And gained again after the clear.
+            s.apply(&s.diff(&bits, &signature));
+            assert_eq!(s.len(), expected.len());
+        }
     }
 
     #[test]

@@ -45,6 +45,11 @@ pub struct Results {
     pub variants: Vec<(Workload, &'static str, Stats)>,
 }
 
+/// Where ecs's gaps to the best-effort versions come from, as measured
+/// with callgrind and read in the generated code: hand-written, kept in
+/// `benches/peers/gaps.md` and copied into every BENCHMARKS.md.
+const GAPS: &str = include_str!("../gaps.md");
+
 impl Results {
     /// No measurement yet, of `runs` runs over `workloads`.
     pub fn new(workloads: Vec<Workload>, runs: usize) -> Self {
@@ -329,10 +334,13 @@ impl Results {
                 "Measured beside the table's implementations, in the same runs: `add` and `remove` per \
                  handle instead of `add_to_all` and `remove_from_all`, and the bulk calls with no system run \
                  (the change is then not yet matched to the system: not comparable with the others, shown \
-                 for what matching and running the system cost).\n\n",
+                 for what matching and running the system cost); and `heavy_compute` split into subtasks of 10 \
+                 entities instead of 50.\n\n",
             );
             s.push_str(&self.variants());
         }
+        s.push('\n');
+        s.push_str(GAPS);
         s.push_str("\n## Reading the figures\n\n");
         s.push_str(BASELINE_NOTES);
         s.push_str("\n## How each implementation is used\n\n");

@@ -6,9 +6,11 @@ use crate::decl::{Component, ContextDecl};
 use crate::entity::{Entity, EntityId};
 use crate::error::ContextFull;
 use crate::proxy::Defer;
+use crate::storage::drops::drop_each;
 use crate::storage::Column;
 use core::iter::FusedIterator;
 use core::ops::Range;
+use core::ptr::NonNull;
 
 /// A set of component types of context `Cx`, written as a tuple: `()` (no
 /// component), `(A,)`, `(A, B)`, ... up to twelve. The filter of
@@ -239,6 +241,58 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
     }
 }
 
+/// Values written through the slot pointers of `prepare_fill` (one
+/// `Option<NonNull<C>>` per component of a bundle, `None` for columns that
+/// store with `insert_new`) for the first `stored` ids of a batch, not yet
+/// recorded by `fill`: if dropped by a panic with `stored > 0`, drops them,
+/// each once (a panicking `drop` stops none of the others). A bundle cut
+/// short by a panicking `insert_new` (no built-in storage's panics) is not
+/// counted: its values written through slots before the panic are leaked,
+/// never dropped twice.
+struct Written<S: WrittenSlots> {
+    slots: S,
+    stored: usize,
+}
+
+impl<S: WrittenSlots> Drop for Written<S> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.stored > 0 {
+            // SAFETY: `stored` counts the bundles whose values were all
+            // written through the slots, and is reset to 0 once `fill` is to
+            // record them: the values are initialised and owned by nobody
+            // else.
+            unsafe { self.slots.drop_first(self.stored) };
+        }
+    }
+}
+
+/// The slot pointers of a bundle's columns (see [`Written`]).
+trait WrittenSlots {
+    /// Drops the first `n` values written through each pointer.
+    ///
+    /// # Safety
+    /// Those values are initialised and owned by nobody else, and are not
+    /// used again.
+    unsafe fn drop_first(&self, n: usize);
+}
+
+/// Drops the first `n` values written through `first`.
+///
+/// # Safety
+/// The `n` slots from `first` hold initialised values that nothing else
+/// owns or reads again (written through `prepare_fill`'s pointer and not
+/// recorded by `fill`).
+#[cold]
+unsafe fn drop_written<T>(first: NonNull<T>, n: usize) {
+    if core::mem::needs_drop::<T>() {
+        // SAFETY: by the caller, each of the `n` slots is initialised and
+        // owned by nobody else; each is dropped once (`drop_each` takes
+        // every offset once, panic or not).
+        drop_each(0..n, |k| unsafe { first.add(k).drop_in_place() });
+    }
+}
+
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> sealed::SealedComponents<Cx> for ($($C,)+) {}
@@ -253,6 +307,20 @@ macro_rules! bundle {
         }
 
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> Bundle<Cx> for ($($C,)+) {}
+
+        impl<$($C),+> WrittenSlots for ($(Option<NonNull<$C>>,)+) {
+            #[cold]
+            unsafe fn drop_first(&self, n: usize) {
+                $(
+                    if let Some(first) = self.$i {
+                        // SAFETY: by the caller, the first `n` values of
+                        // each column are initialised and owned by nobody
+                        // else.
+                        unsafe { drop_written(first, n) };
+                    }
+                )+
+            }
+        }
 
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> SealedBundle<Cx> for ($($C,)+) {
             const DISTINCT: bool = distinct(&[$($C::INDEX),+]);
@@ -282,28 +350,36 @@ macro_rules! bundle {
                 const { assert!(Self::DISTINCT, "{}", DUPLICATE) };
                 let slots = ($($C::column_mut(storages).prepare_fill(ids.clone()),)+);
                 // A panic (of `bundles`, or of a storage) leaves no value
-                // stored by `insert_new` behind; values written through the
-                // slots but not yet recorded by `fill` are leaked.
-                let mut guard = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
-                let mut stored = 0;
-                for bundle in bundles.take(ids.len()) {
-                    let id = ids.start + stored;
-                    guard.ids.end = id + 1;
+                // behind: `unstore` removes those stored by `insert_new`,
+                // `written` drops those written through the slots of the
+                // bundles stored whole.
+                let mut written = Written { slots, stored: 0 };
+                let mut unstore = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
+                // One counter bounds the loop: `zip` with the range of
+                // offsets stops at `ids.len()`, and, for iterators that give
+                // their items by index (`map` over a range, slices), checks
+                // one bound per bundle instead of two.
+                for (k, bundle) in (0..ids.len()).zip(bundles) {
+                    let id = ids.start + k;
+                    unstore.ids.end = id + 1;
                     $(
-                        match slots.$i {
+                        match written.slots.$i {
                             // SAFETY: `prepare_fill(ids)` returned this pointer and
                             // only other columns were touched since (distinct
-                            // components); `stored < ids.len()`, so the slot is
-                            // that of an id of `ids`.
-                            Some(first) => unsafe { first.add(stored).write(bundle.$i) },
-                            None => $C::column_mut(guard.storages).insert_new(EntityId(id as u32), bundle.$i),
+                            // components; `unstore` has removed nothing, and removes
+                            // nothing of a slot not yet filled); `k < ids.len()`, so
+                            // the slot is that of an id of `ids`.
+                            Some(first) => unsafe { first.add(k).write(bundle.$i) },
+                            None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
                         }
                     )+
-                    stored += 1;
+                    written.stored = k + 1;
                 }
-                guard.disarm();
+                let stored = written.stored;
+                unstore.disarm();
+                written.stored = 0;
                 $(
-                    if slots.$i.is_some() {
+                    if written.slots.$i.is_some() {
                         // SAFETY: the slots of the first `stored` ids of `ids`
                         // were written through the pointer above, and this
                         // column had no other `&mut` call since `prepare_fill`.
@@ -402,8 +478,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     ///
     /// # Panics
     /// A panic of the iterator reaches the caller. No entity is made, and
-    /// the values its bundles gave so far are dropped (those already written
-    /// into fixed slots are leaked instead).
+    /// the values its bundles gave so far are dropped, each once.
     pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Result<Spawned, ContextFull>
     where
         B: Bundle<Cx>,
@@ -430,7 +505,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let ids = self.batch_ids(n)?;
         let count = ids.len();
-        let stored = B::store_fresh(&mut self.cx.storages, ids, bundles.take(count));
+        let stored = B::store_fresh(&mut self.cx.storages, ids, bundles);
+        debug_assert!(stored <= count);
         Ok(self.record_batch(stored, &B::bits()))
     }
 

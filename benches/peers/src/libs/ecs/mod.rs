@@ -41,6 +41,10 @@ pub fn variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
                 })),
             ),
         ],
+        Workload::HeavyCompute => vec![(
+            "`split_every(10)` instead of 50: shorter subtasks, a shorter tail when one core finishes first",
+            Box::new(heavy_compute::every_10::HeavyCompute::new()) as Box<dyn Bench>,
+        )],
         _ => Vec::new(),
     }
 }

@@ -1,0 +1,268 @@
+//! Drivers for instruction counts (BENCHMARKS.md, "Where the gaps come
+//! from"): one workload's code as the table's ecs and best-effort versions
+//! write it, run `ITERATIONS` times, for `valgrind --tool=callgrind`.
+//!
+//! ```sh
+//! cargo build --release --manifest-path benches/peers/Cargo.toml --example callgrind
+//! valgrind --tool=callgrind benches/peers/target/release/examples/callgrind insert ecs 11
+//! ```
+//!
+//! Workloads: `insert`, `add_remove`, `schedule` (one thread), `heavy`;
+//! versions: `ecs`, `best`. A figure per iteration is the count of a long
+//! run minus that of a short one, divided by the iterations between them.
+
+#[path = "../src/math.rs"]
+#[allow(dead_code)]
+mod math;
+
+use ecs::{Data, System};
+use rayon::prelude::*;
+use std::hint::black_box;
+
+const N: usize = 10_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform(pub math::Mat4);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Matrix4(pub math::Mat4);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position(pub [f32; 3]);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rotation(pub [f32; 3]);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Velocity(pub [f32; 3]);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct A(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct B(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct C(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct E(pub f32);
+
+fn transform() -> Transform {
+    Transform(math::IDENTITY)
+}
+fn position() -> Position {
+    Position([1.0, 0.0, 0.0])
+}
+fn rotation() -> Rotation {
+    Rotation([1.0, 0.0, 0.0])
+}
+fn velocity() -> Velocity {
+    Velocity([1.0, 0.0, 0.0])
+}
+
+fn heavy(m: &mut Matrix4, p: &mut Position) {
+    for _ in 0..100 {
+        m.0 = math::invert(&m.0).expect("a rotation is invertible");
+    }
+    p.0 = math::transform_vector(&m.0, p.0);
+}
+
+ecs::declare_context! {
+    pub context Insert {
+        settings { entities: fixed(10_000), threads: 1 }
+        components { Transform, Position, Rotation, Velocity: contiguous; }
+    }
+}
+
+#[derive(Default)]
+pub struct UsesB;
+
+ecs::declare_context! {
+    pub context AddRem {
+        settings { entities: fixed(10_000), threads: 1 }
+        components { A, B: contiguous; }
+        systems { uses_b: UsesB { read: [A, B] } }
+    }
+}
+
+impl System<AddRem> for UsesB {
+    fn process(&self, data: &mut Data<'_, AddRem, Self>, _: &()) {
+        let mut sum = 0.0;
+        data.for_each::<(&A, &B)>(|(a, b)| sum += a.0 + b.0);
+        black_box(sum);
+    }
+}
+
+#[derive(Default)]
+pub struct SwapAb;
+#[derive(Default)]
+pub struct SwapCd;
+#[derive(Default)]
+pub struct SwapCe;
+
+ecs::declare_context! {
+    pub context Sched {
+        settings { entities: fixed(40_000), threads: 1 }
+        components { A, B, C, D, E: contiguous; }
+        systems {
+            ab: SwapAb { write: [A, B], parallelism: none }
+            cd: SwapCd { write: [C, D] }
+            ce: SwapCe { write: [C, E], after: [cd] }
+        }
+    }
+}
+
+impl System<Sched> for SwapAb {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+    }
+}
+
+impl System<Sched> for SwapCd {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
+    }
+}
+
+impl System<Sched> for SwapCe {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
+    }
+}
+
+#[derive(Default)]
+pub struct Heavy;
+
+ecs::declare_context! {
+    pub context Compute {
+        settings { entities: fixed(1_000), inner_parallelism: allow, threads: auto }
+        components { Matrix4, Position, Rotation, Velocity: contiguous; }
+        systems { heavy: Heavy { write: [Matrix4, Position], parallelism: split_every(50) } }
+    }
+}
+
+impl System<Compute> for Heavy {
+    fn process(&self, data: &mut Data<'_, Compute, Self>, _: &()) {
+        data.for_each::<(&mut Matrix4, &mut Position)>(|(m, p)| heavy(m, p));
+    }
+}
+
+fn insert(best: bool, iterations: usize) {
+    for _ in 0..iterations {
+        if best {
+            black_box((
+                vec![transform(); N],
+                vec![position(); N],
+                vec![rotation(); N],
+                vec![velocity(); N],
+            ));
+        } else {
+            let mut world = Insert::new();
+            world.step(|p| {
+                p.spawn_batch((0..N).map(|_| (transform(), position(), rotation(), velocity())))
+                    .expect("room for N");
+            });
+            drop(black_box(world));
+        }
+    }
+}
+
+fn add_remove(iterations: usize) {
+    let mut world = AddRem::new();
+    world.step(|p| {
+        p.spawn_batch((0..N).map(|_| (A(0.0),))).expect("room for N");
+    });
+    for _ in 0..iterations {
+        world.step(|p| {
+            p.add_to_all::<(A,), _>(|_| B(0.0));
+            p.run_all(&());
+        });
+        world.step(|p| {
+            p.remove_from_all::<B>();
+            p.run_all(&());
+        });
+    }
+}
+
+fn schedule(best: bool, iterations: usize) {
+    if best {
+        let (mut a, mut b) = (vec![A(0.0); 4 * N], vec![B(1.0); 4 * N]);
+        let (mut c, mut d, mut e) = (vec![C(2.0); 3 * N], vec![D(3.0); N], vec![E(4.0); N]);
+        for _ in 0..iterations {
+            for (x, y) in a.iter_mut().zip(&mut b) {
+                core::mem::swap(&mut x.0, &mut y.0);
+            }
+            for (x, y) in c[N..2 * N].iter_mut().zip(&mut d) {
+                core::mem::swap(&mut x.0, &mut y.0);
+            }
+            for (x, y) in c[2 * N..].iter_mut().zip(&mut e) {
+                core::mem::swap(&mut x.0, &mut y.0);
+            }
+            black_box((&mut a, &mut b, &mut c, &mut d, &mut e));
+        }
+    } else {
+        let mut world = Sched::new();
+        world.step(|p| {
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
+            }
+        });
+        world.step(|p| p.run_all(&()));
+        for _ in 0..iterations {
+            world.step(|p| p.run_all(&()));
+        }
+    }
+}
+
+fn heavy_compute(best: bool, iterations: usize) {
+    let (matrix, position) = (Matrix4(math::rotation_x(1.2)), Position([0.0, 1.0, 0.0]));
+    if best {
+        let (mut ms, mut ps) = (vec![matrix; 1_000], vec![position; 1_000]);
+        for _ in 0..iterations {
+            ms.par_iter_mut().zip(ps.par_iter_mut()).for_each(|(m, p)| heavy(m, p));
+        }
+        black_box((&ms, &ps));
+    } else {
+        let mut world = Compute::new();
+        world.step(|p| {
+            for _ in 0..1_000 {
+                p.spawn((matrix, position, rotation(), velocity())).expect("room");
+            }
+        });
+        for _ in 0..iterations {
+            world.step(|p| p.run_all(&()));
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: callgrind insert|add_remove|schedule|heavy ecs|best ITERATIONS";
+    let (Some(workload), Some(version)) = (args.get(1), args.get(2)) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let best = match version.as_str() {
+        "ecs" => false,
+        "best" => true,
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    };
+    match workload.as_str() {
+        "insert" => insert(best, iterations),
+        "add_remove" if !best => add_remove(iterations),
+        "schedule" => schedule(best, iterations),
+        "heavy" => heavy_compute(best, iterations),
+        _ => {
+            eprintln!("{usage} (add_remove: ecs only)");
+            std::process::exit(2);
+        }
+    }
+}
