@@ -96,6 +96,33 @@ impl<Cx: ContextDecl> Default for Adapters<'_, Cx> {
 
 impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// No code for any system.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Draw {
+    ///     frames: u32,
+    /// }
+    /// impl ecs::System<World> for Draw {
+    ///     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    ///     fn after(&mut self, _: &mut [()], _: &()) {
+    ///         self.frames += 1;
+    ///     }
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// // A system given no code does not run, even with an `impl System`.
+    /// world.step(|p| p.run_adapted(&ecs::Adapters::new()));
+    /// assert_eq!(world.system::<Draw>().frames, 0);
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.system::<Draw>().frames, 1);
+    /// ```
     pub fn new() -> Self {
         Self {
             slots: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
@@ -103,6 +130,9 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     }
 
     /// Runs system `S` with `process` for each of its subtasks.
+    ///
+    /// # Examples
+    /// See [`Adapters`]' example, which gives one system each.
     pub fn system<S: SystemOf<Cx>>(self, process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync + 'f) -> Self {
         self.detailed::<S>(|_| {}, process, |_, _| {})
     }
@@ -110,6 +140,9 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// Runs system `S` with `before` once (exclusive access to the state),
     /// `process` for each subtask (in parallel where split), then `after`
     /// once with every subtask's output, in subtask order.
+    ///
+    /// # Examples
+    /// See [`Adapters`]' example, which gives one system each.
     pub fn detailed<S: SystemOf<Cx>>(
         mut self,
         before: impl Fn(&mut S) + Sync + 'f,
