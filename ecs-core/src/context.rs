@@ -281,7 +281,23 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Whether the entity is alive.
     ///
     /// # Examples
-    /// See [`len`](Self::len)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// assert!(world.is_alive(e));
+    /// world.step(|p| p.kill(e));
+    /// assert!(!world.is_alive(e));
+    /// // A new entity in the same slot does not revive the old handle.
+    /// let f = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// assert!(world.is_alive(f) && !world.is_alive(e));
+    /// ```
     pub fn is_alive(&self, e: Entity) -> bool {
         self.entities.is_alive(e)
     }
@@ -290,7 +306,22 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// [`subscribers`](Self::subscribers) and systems see.
     ///
     /// # Examples
-    /// See [`len`](Self::len)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// assert_eq!(world.id_of(b).map(|id| id.index()), Some(1));
+    /// world.step(|p| p.kill(a));
+    /// assert_eq!(world.id_of(a), None);
+    /// // `b` moved into the id `a` left, so that ids stay packed.
+    /// assert_eq!(world.id_of(b).map(|id| id.index()), Some(0));
+    /// ```
     pub fn id_of(&self, e: Entity) -> Option<EntityId> {
         self.entities.id_of(e)
     }
@@ -331,7 +362,34 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// one.
     ///
     /// # Examples
-    /// See [`summary`](Self::summary)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Move;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Move {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems {
+    ///             movement: Move { write: [Position] }
+    ///             draw: Draw { read: [Position], after: [movement] }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let world = World::new();
+    /// let graph = world.dot(false);
+    /// assert!(graph.starts_with("digraph") && graph.contains("movement") && graph.contains("draw"));
+    /// assert!(!graph.contains("Position"));
+    /// assert!(world.dot(true).contains("Position"));
+    /// ```
     pub fn dot(&self, components: bool) -> &'static str {
         if components {
             Cx::DOT_WITH_COMPONENTS
@@ -344,7 +402,17 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// workers that help it.
     ///
     /// # Examples
-    /// See [`with_threads`](Self::with_threads)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// assert_eq!(World::with_threads(WorldSystems {}, Some(2)).threads(), 2);
+    /// assert_eq!(World::with_threads(WorldSystems {}, Some(0)).threads(), 1);
+    /// ```
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -427,7 +495,32 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// The state of system `S`, mutably.
     ///
     /// # Examples
-    /// See [`system`](Self::system)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move {
+    ///     speed: f32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { movement: Move { write: [Position] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_each::<&mut Position>(|p| p.0 += self.speed);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// // Between steps, tune a system's state.
+    /// world.system_mut::<Move>().speed = 3.0;
+    /// world.step(|p| p.run_all(&()));
+    /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 3.0));
+    /// ```
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
         S::slot_mut(&mut self.systems).cell.get_mut().0
     }
@@ -435,7 +528,33 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// The outputs of the last run of system `S`, one per subtask.
     ///
     /// # Examples
-    /// See [`system`](Self::system)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { count: Count { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in 0..3 {
+    ///         p.spawn((Position(x as f32),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    /// });
+    /// // Three entities, two per subtask: two subtasks, in order.
+    /// assert_eq!(world.outputs::<Count>(), [2, 1]);
+    /// ```
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         // SAFETY: as in `system`: no system runs while `&self` lives.
         unsafe { S::slot(&self.systems).cell.read().1 }

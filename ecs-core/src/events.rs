@@ -81,7 +81,31 @@ impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
     /// Calls `f` with each entity that system `S` starts processing.
     ///
     /// # Examples
-    /// See [`RefreshEvents`]' example.
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # pub struct Visible;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Visible: tag; }
+    /// #         systems { draw: Draw { read: [Position, Visible] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (shown, hidden) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// let mut drawn = Vec::new();
+    /// let mut events = RefreshEvents::new().on_subscribe::<Draw>(|e| drawn.push(e));
+    /// // Adding the last component `draw` needs subscribes the entity.
+    /// world.step_with(&mut events, |p| p.add(shown, Visible).map(drop).unwrap());
+    /// drop(events);
+    /// assert_eq!(drawn, [shown]);
+    /// assert!(!drawn.contains(&hidden));
+    /// ```
     pub fn on_subscribe<S: SystemOf<Cx>>(mut self, f: impl FnMut(Entity) + 'e) -> Self {
         self.subscribe[S::INDEX] = Some(Box::new(f));
         self

@@ -467,7 +467,38 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// such as a contact solver.
     ///
     /// # Examples
-    /// See [`read`](Self::read)'s example.
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Snap;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { snap: Snap { write: [Position] } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: the entities to snap to the grid, found elsewhere.
+    /// impl System<World, Vec<EntityId>> for Snap {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &Vec<EntityId>) {
+    ///         for &id in ids {
+    ///             if let Some(p) = data.write::<Position>(id) {
+    ///                 p.0 = p.0.round();
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let a = p.spawn((Position(1.4),)).unwrap();
+    ///     let b = p.spawn((Position(2.6),)).unwrap();
+    ///     let ids = vec![p.id_of(b).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!((p.get::<Position>(a).unwrap().0, p.get::<Position>(b).unwrap().0), (1.4, 3.0));
+    /// });
+    /// ```
     #[inline]
     pub fn write<C: Component<Cx>>(&mut self, id: EntityId) -> Option<&mut C>
     where
@@ -610,7 +641,40 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// `for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>`.
     ///
     /// # Examples
-    /// See [`for_entities_in_blocks`](Self::for_entities_in_blocks)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # pub struct Acceleration(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Integrate;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity, Acceleration: contiguous; }
+    ///         systems { integrate: Integrate { read: [Acceleration], write: [Position, Velocity] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World, f32> for Integrate {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+    ///         data.for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>(|(p, v, a)| {
+    ///             v.0 += a.0 * dt;
+    ///             p.0 += v.0 * dt;
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let handles: Vec<_> = world.step(|p| {
+    ///     let bundles = (0..20).map(|_| (Position(0.0), Velocity(0.0), Acceleration(2.0)));
+    ///     p.spawn_batch(bundles).unwrap().collect()
+    /// });
+    /// world.step(|p| {
+    ///     p.run_all(&0.5f32);
+    ///     assert!(handles.iter().all(|&e| p.get::<Velocity>(e).unwrap().0 == 1.0));
+    ///     assert!(handles.iter().all(|&e| p.get::<Position>(e).unwrap().0 == 0.5));
+    /// });
+    /// ```
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -621,7 +685,36 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// view: for closures that mostly branch.
     ///
     /// # Examples
-    /// See [`for_entities_in_place`](Self::for_entities_in_place)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Health(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Clamp;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { clamp: Clamp { write: [Health] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Clamp {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         // A branch that rarely writes: no block staging.
+    ///         data.for_each_in_place::<&mut Health>(|h| {
+    ///             if h.0 > 100 {
+    ///                 h.0 = 100;
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// let (a, b) = game.step(|p| (p.spawn((Health(50),)).unwrap(), p.spawn((Health(150),)).unwrap()));
+    /// game.step(|p| {
+    ///     p.run_all(&());
+    ///     assert_eq!((p.get::<Health>(a).unwrap().0, p.get::<Health>(b).unwrap().0), (50, 100));
+    /// });
+    /// ```
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -848,7 +941,36 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// the other subtasks.
     ///
     /// # Examples
-    /// See [`for_all_entities`](Self::for_all_entities)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Charge(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Field;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Charge: contiguous; }
+    ///         systems { field: Field { read: [Charge], parallelism: split_every(2), output: (usize, i32) } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Field {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let mut others = 0;
+    ///         data.for_other_entities::<&Charge>(|c| others += c.0);
+    ///         *data.output() = (data.subtask_index(), others);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for c in [1, 10, 100] {
+    ///         p.spawn((Charge(c),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // Subtask 0 holds the first two entities, subtask 1 the last.
+    ///     assert_eq!(p.outputs::<Field>(), [(0, 100), (1, 11)]);
+    /// });
+    /// ```
     pub fn for_other_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
         self.shared_query::<Q>(self.other_entities(), f)
     }
@@ -985,7 +1107,36 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// read of any entity).
     ///
     /// # Examples
-    /// See [`get`](Self::get)'s example.
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Shield;
+    /// # #[derive(Default)]
+    /// # pub struct Check;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; Shield: tag; }
+    ///         systems { check: Check { read: [Position], output: Vec<bool> } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: entities to test, whichever the system processes.
+    /// impl System<World, Vec<EntityId>> for Check {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &Vec<EntityId>) {
+    ///         let found: Vec<bool> = ids.iter().map(|&id| data.has::<Position>(id)).collect();
+    ///         *data.output() = found;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let placed = p.spawn((Position(0.0),)).unwrap();
+    ///     let shield = p.spawn((Shield,)).unwrap();
+    ///     let ids = vec![p.id_of(placed).unwrap(), p.id_of(shield).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.outputs::<Check>()[0], [true, false]);
+    /// });
+    /// ```
     #[inline]
     pub fn has<C: Component<Cx>>(&self, id: EntityId) -> bool
     where
@@ -1047,7 +1198,40 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Whether the handle's entity is alive.
     ///
     /// # Examples
-    /// See [`handle`](Self::handle)'s example.
+    /// ```
+    /// use ecs::{Data, Entity, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Target(pub Entity);
+    /// # #[derive(Default)]
+    /// # pub struct Aim;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Target: contiguous; }
+    ///         systems { aim: Aim { read: [Target], output: usize } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Aim {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // Handles stored in components outlive refreshes: check them.
+    ///         let mut lost = 0;
+    ///         data.for_entities::<&Target>(|view, t| lost += !view.is_alive(t.0) as usize);
+    ///         *data.output() = lost;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let prey = world.step(|p| {
+    ///     let prey = p.spawn((Position(0.0),)).unwrap();
+    ///     p.spawn((Target(prey),)).unwrap();
+    ///     prey
+    /// });
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.outputs::<Aim>(), [0]);
+    /// world.step(|p| p.kill(prey));
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.outputs::<Aim>(), [1]);
+    /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.cx.entities().is_alive(e)
@@ -1056,8 +1240,40 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// This subtask's output.
     ///
     /// # Examples
-    /// See [`Data::for_each`]'s example; [`entities`](Self::entities)' example
-    /// fills one output per subtask.
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Health(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Dying;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { dying: Dying { read: [Health], output: Vec<EntityId> } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Dying {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut low = Vec::new();
+    ///         data.for_each::<(EntityId, &Health)>(|(id, h)| {
+    ///             if h.0 < 5 {
+    ///                 low.push(id);
+    ///             }
+    ///         });
+    ///         // Each run starts from an output reset to its `Default`.
+    ///         data.output().extend(low);
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     let weak = p.spawn((Health(1),)).unwrap();
+    ///     p.spawn((Health(9),)).unwrap();
+    ///     p.run_all(&());
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Dying>(), [vec![p.id_of(weak).unwrap()]]);
+    /// });
+    /// ```
     #[inline]
     pub fn output(&mut self) -> &mut S::Output {
         self.output
@@ -1220,7 +1436,48 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// one per subtask.
     ///
     /// # Examples
-    /// See [`system`](Self::system)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # #[derive(Default)]
+    /// # pub struct Average;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems {
+    ///             count: Count { read: [Position], parallelism: split_every(2), output: (usize, f32) }
+    ///             average: Average { read: [Position], after: [count], output: f32 }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let mut sum = 0.0;
+    ///         data.for_each::<&Position>(|p| sum += p.0);
+    ///         *data.output() = (data.entity_count(), sum);
+    ///     }
+    /// }
+    /// impl System<World> for Average {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // One output per subtask of `count`, which ran first.
+    ///         let (n, sum) = data.outputs::<Count>().iter().fold((0, 0.0), |(n, s), o| (n + o.0, s + o.1));
+    ///         *data.output() = sum / n as f32;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in [1.0, 2.0, 6.0] {
+    ///         p.spawn((Position(x),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Count>().len(), 2);
+    ///     assert_eq!(p.outputs::<Average>(), [3.0]);
+    /// });
+    /// ```
     pub fn outputs<T: SystemOf<Cx>>(&self) -> &'a [T::Output]
     where
         S: DependsOn<Cx, T>,

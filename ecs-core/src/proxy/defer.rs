@@ -136,7 +136,29 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// Whether the entity is alive.
     ///
     /// # Examples
-    /// See [`kill`](Self::kill)'s example.
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// world.step(|p| {
+    ///     assert!(p.is_alive(e));
+    ///     p.kill(e);
+    ///     assert!(!p.is_alive(e));
+    /// });
+    /// // Reclaimed: the handle stays dead, even once its slot is reused.
+    /// world.step(|p| {
+    ///     let f = p.spawn((Position(1.0),)).unwrap();
+    ///     assert!(p.is_alive(f) && !p.is_alive(e));
+    /// });
+    /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.cx.entities.is_alive(e)
@@ -179,7 +201,27 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// and [`Context::subscribers`] see).
     ///
     /// # Examples
-    /// See [`handle`](Self::handle)'s example.
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// world.step(|p| {
+    ///     assert_eq!(p.id_of(a).map(|id| id.index()), Some(0));
+    ///     assert_eq!(p.id_of(b).map(|id| id.index()), Some(1));
+    ///     p.kill(a);
+    ///     assert_eq!(p.id_of(a), None);
+    /// });
+    /// // The refresh moved `b` into the id `a` left: ids are for one step only.
+    /// world.step(|p| assert_eq!(p.id_of(b).map(|id| id.index()), Some(0)));
+    /// ```
     #[inline]
     pub fn id_of(&self, e: Entity) -> Option<EntityId> {
         self.cx.entities.id_of(e)
@@ -355,7 +397,28 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// `C`.
     ///
     /// # Examples
-    /// See [`get`](Self::get)'s example.
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// world.step(|p| {
+    ///     if let Some(pos) = p.get_mut::<Position>(e) {
+    ///         pos.0 = -pos.0;
+    ///     }
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(-1.0)));
+    ///     assert!(p.get_mut::<Frozen>(e).is_none());
+    /// });
+    /// world.step(|p| p.kill(e));
+    /// world.step(|p| assert!(p.get_mut::<Position>(e).is_none()));
+    /// ```
     #[inline]
     pub fn get_mut<C: Component<Cx>>(&mut self, e: Entity) -> Option<&mut C> {
         let id = self.holder::<C>(e)?;
@@ -418,7 +481,44 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// When the entity is dead or does not hold `C`; the message names both.
     ///
     /// # Examples
-    /// See [`component`](Self::component)'s example.
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(2.0),)).unwrap());
+    /// world.step(|p| {
+    ///     let pos = p.component_mut::<Position>(e);
+    ///     pos.0 += 0.5;
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(2.5)));
+    /// });
+    /// ```
+    ///
+    /// A dead entity panics:
+    ///
+    /// ```should_panic
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(2.0),)).unwrap());
+    /// world.step(|p| {
+    ///     p.kill(e);
+    ///     p.component_mut::<Position>(e);
+    /// });
+    /// ```
     #[track_caller]
     pub fn component_mut<C: Component<Cx>>(&mut self, e: Entity) -> &mut C {
         if self.get::<C>(e).is_none() {

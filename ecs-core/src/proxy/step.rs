@@ -428,7 +428,35 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// The state of system `S`, mutably.
     ///
     /// # Examples
-    /// See [`system`](Self::system)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move {
+    ///     speed: f32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { movement: Move { write: [Position] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_each::<&mut Position>(|p| p.0 += self.speed);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     p.system_mut::<Move>().speed = 1.0;
+    ///     p.run_all(&());
+    ///     p.system_mut::<Move>().speed = 10.0;
+    ///     p.run_all(&());
+    ///     assert_eq!(p.get::<Position>(e).unwrap().0, 11.0);
+    /// });
+    /// ```
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
         self.defer.cx.system_mut::<S>()
     }
@@ -436,7 +464,33 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// The outputs of the last run of system `S`, one per subtask.
     ///
     /// # Examples
-    /// See [`system`](Self::system)'s example.
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { count: Count { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in 0..5 {
+    ///         p.spawn((Position(x as f32),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // One output per subtask, in subtask order.
+    ///     assert_eq!(p.outputs::<Count>(), [2, 2, 1]);
+    /// });
+    /// ```
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         self.defer.cx.outputs::<S>()
     }

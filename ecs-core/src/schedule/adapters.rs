@@ -132,7 +132,29 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// Runs system `S` with `process` for each of its subtasks.
     ///
     /// # Examples
-    /// See [`Adapters`]' example, which gives one system each.
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Damage;
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { damage: Damage { write: [Health] } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// let e = game.step(|p| p.spawn((Health(10),)).unwrap());
+    /// // The closure captures what the step has: here, this frame's damage.
+    /// for hit in [3, 4] {
+    ///     game.step(|p| {
+    ///         p.run_adapted(&Adapters::new().system::<Damage>(move |_, data| {
+    ///             data.for_each::<&mut Health>(|h| h.0 -= hit);
+    ///         }))
+    ///     });
+    /// }
+    /// game.step(|p| assert_eq!(p.get::<Health>(e).unwrap().0, 3));
+    /// ```
     pub fn system<S: SystemOf<Cx>>(self, process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync + 'f) -> Self {
         self.detailed::<S>(|_| {}, process, |_, _| {})
     }
@@ -142,7 +164,40 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// once with every subtask's output, in subtask order.
     ///
     /// # Examples
-    /// See [`Adapters`]' example, which gives one system each.
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// #[derive(Default)]
+    /// pub struct Census {
+    ///     runs: u32,
+    ///     alive: usize,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { census: Census { read: [Health], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     for h in [5, 0, 7, 1, 0] {
+    ///         p.spawn((Health(h),)).unwrap();
+    ///     }
+    ///     p.run_adapted(&Adapters::new().detailed::<Census>(
+    ///         |census| census.runs += 1,
+    ///         |_, data| {
+    ///             let mut n = 0;
+    ///             data.for_each::<&Health>(|h| n += (h.0 > 0) as usize);
+    ///             *data.output() = n;
+    ///         },
+    ///         // Every subtask's output, in order.
+    ///         |census, outputs| census.alive = outputs.iter().sum(),
+    ///     ));
+    /// });
+    /// assert_eq!(game.system::<Census>().runs, 1);
+    /// assert_eq!(game.system::<Census>().alive, 3);
+    /// assert_eq!(game.outputs::<Census>().len(), 3);
+    /// ```
     pub fn detailed<S: SystemOf<Cx>>(
         mut self,
         before: impl Fn(&mut S) + Sync + 'f,
