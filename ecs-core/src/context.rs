@@ -99,6 +99,29 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// resources hold their default values.
     ///
     /// Starts no thread: see [`from_parts`](Self::from_parts).
+    ///
+    /// # Examples
+    /// The generated `World::new()` and `World::with_systems(..)` call this;
+    /// the context itself can also be built directly:
+    ///
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Count(pub u32);
+    /// # impl ecs::System<World> for Count {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { count: Count { read: [Position] } }
+    /// #     }
+    /// # }
+    /// // The states struct is named after the context: `WorldSystems`.
+    /// let cx = ecs::Context::<World>::new(WorldSystems { count: Count(7) });
+    /// assert!(cx.is_empty());
+    /// assert_eq!(cx.system::<Count>().0, 7);
+    /// ```
     pub fn new(states: Cx::States) -> Self
     where
         Cx::ResourceValues: Default,
@@ -108,6 +131,23 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// As [`from_parts`](Self::from_parts), with resources holding their
     /// default values.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let one = ecs::Context::<World>::with_threads(WorldSystems {}, Some(1));
+    /// assert_eq!(one.threads(), 1);
+    /// let capped = ecs::Context::<World>::with_threads(WorldSystems {}, Some(5000));
+    /// assert_eq!(capped.threads(), 1024);
+    /// let per_core = ecs::Context::<World>::with_threads(WorldSystems {}, None);
+    /// assert!(per_core.threads() >= 1);
+    /// ```
     pub fn with_threads(states: Cx::States, threads: Option<usize>) -> Self
     where
         Cx::ResourceValues: Default,
@@ -149,12 +189,60 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Runs `f` with a step proxy, then refreshes; returns what `f` returns.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// // The closure's result is the step's.
+    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// world.step(|p| {
+    ///     p.kill(e);
+    ///     // Killed entities read dead at once...
+    ///     assert!(!p.is_alive(e));
+    /// });
+    /// // ...and are reclaimed by the refresh that ends the step.
+    /// assert!(world.is_empty());
+    /// ```
     pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
         self.step_inner(&mut NoEvents, f)
     }
 
     /// As [`step`](Self::step), calling the handlers of `events` for the
     /// subscriptions and reclamations it causes.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// let (mut left, mut reclaimed) = (Vec::new(), Vec::new());
+    /// let mut events = RefreshEvents::new()
+    ///     .on_unsubscribe::<Draw>(|e| left.push(e))
+    ///     .on_reclaim(|e| reclaimed.push(e));
+    /// world.step_with(&mut events, |p| p.kill(e));
+    /// drop(events);
+    /// assert_eq!(left, [e]);
+    /// assert_eq!(reclaimed, [e]);
+    /// ```
     pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
         self.step_inner(events, f)
     }
@@ -171,22 +259,85 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Number of live entities.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// assert!(world.is_empty());
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.create().unwrap()));
+    /// assert_eq!(world.len(), 2);
+    /// assert!(world.is_alive(a) && world.is_alive(b));
+    /// // Live entities have ids; ids stay packed below `len`.
+    /// assert!(world.id_of(a).unwrap().index() < 2);
+    /// world.step(|p| p.kill(a));
+    /// assert_eq!(world.len(), 1);
+    /// assert!(!world.is_alive(a));
+    /// assert_eq!(world.id_of(a), None);
+    /// assert_eq!(world.id_of(b).map(|id| id.index()), Some(0));
+    /// ```
     pub fn len(&self) -> usize {
         self.entities.alive_count()
     }
 
     /// Whether no entity is alive.
+    ///
+    /// # Examples
+    /// See [`len`](Self::len)'s example.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Whether the entity is alive.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// assert!(world.is_alive(e));
+    /// world.step(|p| p.kill(e));
+    /// assert!(!world.is_alive(e));
+    /// // A new entity in the same slot does not revive the old handle.
+    /// let f = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// assert!(world.is_alive(f) && !world.is_alive(e));
+    /// ```
     pub fn is_alive(&self, e: Entity) -> bool {
         self.entities.is_alive(e)
     }
 
     /// The id of a live entity until the next refresh: the id that
     /// [`subscribers`](Self::subscribers) and systems see.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// assert_eq!(world.id_of(b).map(|id| id.index()), Some(1));
+    /// world.step(|p| p.kill(a));
+    /// assert_eq!(world.id_of(a), None);
+    /// // `b` moved into the id `a` left, so that ids stay packed.
+    /// assert_eq!(world.id_of(b).map(|id| id.index()), Some(0));
+    /// ```
     pub fn id_of(&self, e: Entity) -> Option<EntityId> {
         self.entities.id_of(e)
     }
@@ -194,6 +345,29 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// A plain-text summary of the declaration: settings, components with
     /// their storages, systems with their access and dependencies, and the
     /// dependency graph as levels and independent chains.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position] } }
+    /// #     }
+    /// # }
+    /// let world = World::new();
+    /// let summary = world.summary();
+    /// assert!(summary.contains("Position") && summary.contains("draw"));
+    /// assert!(world.dot(false).starts_with("digraph"));
+    /// // With components, `Position` is a node of the graph too.
+    /// assert!(!world.dot(false).contains("Position"));
+    /// assert!(world.dot(true).contains("Position"));
+    /// ```
     pub fn summary(&self) -> &'static str {
         Cx::SUMMARY
     }
@@ -202,6 +376,36 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// `dot -Tpng`); with `components`, components too, with a dashed edge
     /// to each system reading one and a bold edge from each system writing
     /// one.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Move;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Move {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems {
+    ///             movement: Move { write: [Position] }
+    ///             draw: Draw { read: [Position], after: [movement] }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let world = World::new();
+    /// let graph = world.dot(false);
+    /// assert!(graph.starts_with("digraph") && graph.contains("movement") && graph.contains("draw"));
+    /// assert!(!graph.contains("Position"));
+    /// assert!(world.dot(true).contains("Position"));
+    /// ```
     pub fn dot(&self, components: bool) -> &'static str {
         if components {
             Cx::DOT_WITH_COMPONENTS
@@ -212,6 +416,19 @@ impl<Cx: ContextDecl> Context<Cx> {
 
     /// Number of threads systems run on: the caller of `step` and the
     /// workers that help it.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// assert_eq!(World::with_threads(WorldSystems {}, Some(2)).threads(), 2);
+    /// assert_eq!(World::with_threads(WorldSystems {}, Some(0)).threads(), 1);
+    /// ```
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -219,12 +436,72 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// The entities system `S` processes (after matching the entities
     /// created or changed since the last matching), in the order it visits
     /// them when it runs in one subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # pub struct Visible;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Visible: tag; }
+    /// #         systems { draw: Draw { read: [Position, Visible] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (shown, _hidden) = world.step(|p| {
+    ///     (p.spawn((Position(0.0), Visible)).unwrap(), p.spawn((Position(1.0),)).unwrap())
+    /// });
+    /// let id = world.id_of(shown).unwrap();
+    /// assert_eq!(world.subscribers::<Draw>(), [id]);
+    /// ```
     pub fn subscribers<S: SystemOf<Cx>>(&mut self) -> &[EntityId] {
         self.match_dirty(&mut Vec::new(), false);
         self.subscriptions.of::<Cx>(&self.systems, S::INDEX).as_slice()
     }
 
     /// The state of system `S`.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Score(pub u32);
+    /// #[derive(Default)]
+    /// pub struct Total {
+    ///     runs: u32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Score: contiguous; }
+    /// #         systems { total: Total { read: [Score], output: u32 } }
+    /// #     }
+    /// # }
+    /// impl System<Game> for Total {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut sum = 0;
+    ///         data.for_each::<&Score>(|s| sum += s.0);
+    ///         *data.output() = sum;
+    ///     }
+    ///     fn after(&mut self, _: &mut [u32], _: &()) {
+    ///         self.runs += 1;
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     p.spawn((Score(2),)).unwrap();
+    ///     p.run_all(&());
+    /// });
+    /// assert_eq!(game.system::<Total>().runs, 1);
+    /// game.system_mut::<Total>().runs = 10;
+    /// assert_eq!(game.system::<Total>().runs, 10);
+    /// // One output per subtask; `total` runs in one.
+    /// assert_eq!(game.outputs::<Total>(), [2]);
+    /// ```
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
         // SAFETY: systems run only inside `run_selected`, which borrows the
         // context mutably, so while `&self` lives no system runs.
@@ -232,11 +509,68 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// The state of system `S`, mutably.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move {
+    ///     speed: f32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { movement: Move { write: [Position] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_each::<&mut Position>(|p| p.0 += self.speed);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// // Between steps, tune a system's state.
+    /// world.system_mut::<Move>().speed = 3.0;
+    /// world.step(|p| p.run_all(&()));
+    /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 3.0));
+    /// ```
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
         S::slot_mut(&mut self.systems).cell.get_mut().0
     }
 
     /// The outputs of the last run of system `S`, one per subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { count: Count { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in 0..3 {
+    ///         p.spawn((Position(x as f32),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    /// });
+    /// // Three entities, two per subtask: two subtasks, in order.
+    /// assert_eq!(world.outputs::<Count>(), [2, 1]);
+    /// ```
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         // SAFETY: as in `system`: no system runs while `&self` lives.
         unsafe { S::slot(&self.systems).cell.read().1 }

@@ -84,12 +84,43 @@ pub struct EntityId(pub(crate) u32);
 
 impl EntityId {
     /// The id as an index into per-entity tables.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::EntityId;
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let a = p.spawn((Position(0.0),)).unwrap();
+    ///     let b = p.spawn((Position(1.0),)).unwrap();
+    ///     let (ia, ib) = (p.id_of(a).unwrap(), p.id_of(b).unwrap());
+    ///     // Ids are packed: two live entities take indices 0 and 1.
+    ///     let mut indices = [ia.index(), ib.index()];
+    ///     indices.sort();
+    ///     assert_eq!(indices, [0, 1]);
+    ///     // The raw value round-trips.
+    ///     assert_eq!(ib.to_bits() as usize, ib.index());
+    ///     assert_eq!(EntityId::from_bits(ib.to_bits()), ib);
+    ///     assert_eq!(p.handle(EntityId::from_bits(ib.to_bits())), Some(b));
+    ///     // An id no live entity has finds nothing.
+    ///     assert_eq!(p.handle(EntityId::from_bits(7)), None);
+    /// });
+    /// ```
     #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
     }
 
     /// The raw id.
+    ///
+    /// # Examples
+    /// See [`index`](Self::index)'s example.
     #[inline]
     pub fn to_bits(self) -> u32 {
         self.0
@@ -97,6 +128,9 @@ impl EntityId {
 
     /// The id with this raw value. Any value is safe: operations on an id
     /// that holds no live entity find nothing.
+    ///
+    /// # Examples
+    /// See [`index`](Self::index)'s example.
     #[inline]
     pub fn from_bits(bits: u32) -> Self {
         EntityId(bits)
@@ -141,12 +175,34 @@ impl Entity {
     /// its slot all its life. A reclaimed entity's slot is given to a later
     /// entity, the lowest free slot first. (To reach the entity's values
     /// inside a step, ask the step proxy for its [`EntityId`].)
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// world.step(|p| p.kill(e));
+    /// // The new entity reuses the freed slot, one generation later.
+    /// let f = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// assert_eq!(f.slot(), e.slot());
+    /// assert_ne!(f.generation(), e.generation());
+    /// assert!(world.is_alive(f) && !world.is_alive(e));
+    /// ```
     #[inline]
     pub fn slot(self) -> u32 {
         self.slot
     }
 
     /// The generation of the slot this handle refers to.
+    ///
+    /// # Examples
+    /// See [`slot`](Self::slot)'s example.
     #[inline]
     pub fn generation(self) -> u32 {
         self.generation

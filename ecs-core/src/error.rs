@@ -37,6 +37,9 @@ pub enum EntityLimit {
 
 impl EntityLimit {
     /// Room reserved when the context is created.
+    ///
+    /// # Examples
+    /// See [`EntityLimit`]'s example.
     pub fn initial_capacity(self) -> usize {
         match self {
             EntityLimit::Fixed(n) => n,
@@ -45,6 +48,9 @@ impl EntityLimit {
     }
 
     /// Whether storage is allocated once and never grows.
+    ///
+    /// # Examples
+    /// See [`EntityLimit`]'s example.
     pub fn is_fixed(self) -> bool {
         matches!(self, EntityLimit::Fixed(_))
     }

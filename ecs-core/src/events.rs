@@ -52,6 +52,23 @@ impl<Cx: ContextDecl> Default for RefreshEvents<'_, Cx> {
 
 impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
     /// No handlers.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// // No handlers: the step behaves as `step` does.
+    /// let mut events = RefreshEvents::new();
+    /// let e = world.step_with(&mut events, |p| p.spawn((Position(0.0),)).unwrap());
+    /// assert!(world.is_alive(e));
+    /// ```
     pub fn new() -> Self {
         Self {
             subscribe: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
@@ -62,12 +79,64 @@ impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
     }
 
     /// Calls `f` with each entity that system `S` starts processing.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # pub struct Visible;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Visible: tag; }
+    /// #         systems { draw: Draw { read: [Position, Visible] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (shown, hidden) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// let mut drawn = Vec::new();
+    /// let mut events = RefreshEvents::new().on_subscribe::<Draw>(|e| drawn.push(e));
+    /// // Adding the last component `draw` needs subscribes the entity.
+    /// world.step_with(&mut events, |p| p.add(shown, Visible).map(drop).unwrap());
+    /// drop(events);
+    /// assert_eq!(drawn, [shown]);
+    /// assert!(!drawn.contains(&hidden));
+    /// ```
     pub fn on_subscribe<S: SystemOf<Cx>>(mut self, f: impl FnMut(Entity) + 'e) -> Self {
         self.subscribe[S::INDEX] = Some(Box::new(f));
         self
     }
 
     /// Calls `f` with each entity that system `S` stops processing.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # pub struct Visible;
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Visible: tag; }
+    /// #         systems { draw: Draw { read: [Position, Visible] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0), Visible)).unwrap());
+    /// let mut hidden = Vec::new();
+    /// let mut events = RefreshEvents::new().on_unsubscribe::<Draw>(|e| hidden.push(e));
+    /// world.step_with(&mut events, |p| p.remove::<Visible>(e));
+    /// drop(events);
+    /// assert_eq!(hidden, [e]);
+    /// ```
     pub fn on_unsubscribe<S: SystemOf<Cx>>(mut self, f: impl FnMut(Entity) + 'e) -> Self {
         self.unsubscribe[S::INDEX] = Some(Box::new(f));
         self
@@ -75,6 +144,29 @@ impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
 
     /// Calls `f` with each entity reclaimed (its components dropped, its id
     /// freed).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.create().unwrap()));
+    /// let mut reclaimed = Vec::new();
+    /// let mut events = RefreshEvents::new().on_reclaim(|e| reclaimed.push(e));
+    /// world.step_with(&mut events, |p| {
+    ///     p.kill(a);
+    ///     p.kill(b);
+    /// });
+    /// drop(events);
+    /// reclaimed.sort();
+    /// assert_eq!(reclaimed, [a, b]);
+    /// ```
     pub fn on_reclaim(mut self, f: impl FnMut(Entity) + 'e) -> Self {
         self.reclaim = Some(Box::new(f));
         self

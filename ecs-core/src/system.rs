@@ -62,11 +62,58 @@ use parking_lot::Mutex;
 )]
 pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// Runs once before the subtasks, with exclusive access to the state.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move {
+    ///     step: f32,
+    ///     moved: usize,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { movement: Move { write: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World, f32> for Move {
+    ///     // Once per run, before any subtask: derive what subtasks share.
+    ///     fn before(&mut self, dt: &f32) {
+    ///         self.step = 2.0 * dt;
+    ///     }
+    ///     // Per subtask, with shared access to the state.
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &f32) {
+    ///         data.for_each::<&mut Position>(|p| p.0 += self.step);
+    ///         *data.output() = data.entity_count();
+    ///     }
+    ///     // Once per run, after every subtask, with their outputs.
+    ///     fn after(&mut self, outputs: &mut [usize], _: &f32) {
+    ///         self.moved += outputs.iter().sum::<usize>();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.step(|p| {
+    ///     p.spawn((Position(0.0),)).unwrap();
+    ///     p.spawn((Position(0.0),)).unwrap();
+    ///     p.spawn((Position(0.0),)).unwrap()
+    /// });
+    /// world.step(|p| p.run_all(&0.25f32));
+    /// world.step(|p| p.run_all(&0.5f32));
+    /// assert_eq!(world.outputs::<Move>(), [2, 1]);
+    /// assert_eq!(world.system::<Move>().moved, 6);
+    /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 1.5));
+    /// ```
     fn before(&mut self, args: &A) {
         let _ = args;
     }
 
     /// Processes the entities of one subtask.
+    ///
+    /// # Examples
+    /// See [`System`]'s example and [`before`](System::before)'s.
     fn process(&self, data: &mut Data<'_, Cx, Self>, args: &A);
 
     /// Makes one subtask's output ready for [`process`](System::process).
@@ -113,6 +160,9 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// Runs once after every subtask finished, with their outputs in subtask
     /// order; the outputs stay readable (by the step proxy and dependent
     /// systems) until the system runs again.
+    ///
+    /// # Examples
+    /// See [`before`](System::before)'s example.
     fn after(&mut self, outputs: &mut [Self::Output], args: &A) {
         let _ = (outputs, args);
     }

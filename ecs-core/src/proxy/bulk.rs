@@ -131,6 +131,28 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// lost `C` and every other value was dropped (a panicking `drop` stops
     /// no other; the first panic is the one raised). The context stays
     /// consistent: no entity holds `C`, the column holds no value.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # pub struct Hit;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Hit: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let a = p.spawn((Position(0.0), Hit)).unwrap();
+    ///     let b = p.spawn((Position(1.0), Hit)).unwrap();
+    ///     p.spawn((Position(2.0),)).unwrap();
+    ///     assert_eq!(p.remove_from_all::<Hit>(), 2);
+    ///     assert!(!p.has::<Hit>(a) && !p.has::<Hit>(b));
+    ///     assert!(p.has::<Position>(a));
+    ///     assert_eq!(p.remove_from_all::<Hit>(), 0);
+    /// });
+    /// ```
     pub fn remove_from_all<C: Component<Cx>>(&mut self) -> usize {
         let cx = &mut *self.cx;
         let mut only = Cx::Bits::default();

@@ -181,6 +181,39 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// # Panics
     /// Fails to compile (constant evaluation) when `Q` borrows one component
     /// twice with one borrow mutable.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Nudge;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { nudge: Nudge { write: [Position], output: Vec<EntityId> } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Nudge {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // The view beside each item reaches the output (and kills, deferred
+    ///         // functions, other entities' components) while iterating.
+    ///         data.for_entities::<(EntityId, &mut Position)>(|view, (id, p)| {
+    ///             p.0 += 1.0;
+    ///             view.output().push(id);
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// world.step(|p| {
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Nudge>()[0], [p.id_of(e).unwrap()]);
+    ///     assert_eq!(p.get::<Position>(e).unwrap().0, 2.0);
+    /// });
+    /// ```
     #[inline]
     pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -209,6 +242,44 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// # Panics
     /// As [`for_entities`](Self::for_entities). A panic of `f` moves every
     /// value of the block back before it unwinds further.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Integrate;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems { integrate: Integrate { read: [Velocity], write: [Position], output: u32 } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World, f32> for Integrate {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+    ///         // Straight-line arithmetic on every entity: blocks pay off.
+    ///         data.for_each_in_blocks::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
+    ///         // With the view, to count as well.
+    ///         data.for_entities_in_blocks::<&Position>(|view, p| *view.output() += (p.0 > 1.0) as u32);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let slow = world.step(|p| {
+    ///     let slow = p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+    ///     for _ in 0..20 {
+    ///         p.spawn((Position(0.0), Velocity(4.0))).unwrap();
+    ///     }
+    ///     slow
+    /// });
+    /// world.step(|p| {
+    ///     p.run_all(&0.5f32);
+    ///     assert_eq!(p.get::<Position>(slow).unwrap().0, 0.5);
+    ///     assert_eq!(p.outputs::<Integrate>(), [20]);
+    /// });
+    /// ```
     #[inline]
     pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -223,6 +294,44 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     ///
     /// # Panics
     /// As [`for_entities`](Self::for_entities).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Bounce;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems { bounce: Bounce { read: [Position], write: [Velocity], output: u32 } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Bounce {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // Mostly branches, rarely writes: one entity at a time.
+    ///         data.for_each_in_place::<(&Position, &mut Velocity)>(|(p, v)| {
+    ///             if p.0 > 10.0 {
+    ///                 v.0 = -v.0.abs();
+    ///             }
+    ///         });
+    ///         data.for_entities_in_place::<&Velocity>(|view, v| *view.output() += (v.0 < 0.0) as u32);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let (inside, outside) = world.step(|p| {
+    ///     (p.spawn((Position(1.0), Velocity(2.0))).unwrap(), p.spawn((Position(11.0), Velocity(2.0))).unwrap())
+    /// });
+    /// world.step(|p| {
+    ///     p.run_all(&());
+    ///     assert_eq!(p.get::<Velocity>(inside).unwrap().0, 2.0);
+    ///     assert_eq!(p.get::<Velocity>(outside).unwrap().0, -2.0);
+    ///     assert_eq!(p.outputs::<Bounce>(), [1]);
+    /// });
+    /// ```
     #[inline]
     pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -302,6 +411,46 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// Component `C` of one of this subtask's own entities (`None` for any
     /// other entity). Unlike [`View::get`], this reads components the system
     /// writes too, since no other subtask touches its own entities.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Apply;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems { apply: Apply { read: [Velocity], write: [Position], output: bool } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: an entity the system does not process.
+    /// impl System<World, EntityId> for Apply {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, stranger: &EntityId) {
+    ///         for &id in data.entities() {
+    ///             let v = data.read::<Velocity>(id).unwrap().0;
+    ///             data.write::<Position>(id).unwrap().0 += v;
+    ///         }
+    ///         // Only this subtask's entities are reachable so.
+    ///         let none = data.read::<Position>(*stranger).is_none() && data.write::<Position>(*stranger).is_none();
+    ///         *data.output() = none;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let (mover, still) = world.step(|p| {
+    ///     (p.spawn((Position(0.0), Velocity(3.0))).unwrap(), p.spawn((Position(5.0),)).unwrap())
+    /// });
+    /// world.step(|p| {
+    ///     let stranger = p.id_of(still).unwrap();
+    ///     p.run_all(&stranger);
+    ///     assert_eq!(p.outputs::<Apply>(), [true]);
+    ///     assert_eq!(p.get::<Position>(mover).unwrap().0, 3.0);
+    ///     assert_eq!(p.get::<Position>(still).unwrap().0, 5.0);
+    /// });
+    /// ```
     #[inline]
     pub fn read<C: Component<Cx>>(&self, id: EntityId) -> Option<&C>
     where
@@ -317,6 +466,40 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// Component `C` of one of this subtask's own entities, mutably (`None`
     /// for any other entity): random access for systems that do not iterate,
     /// such as a contact solver.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Snap;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { snap: Snap { write: [Position] } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: the entities to snap to the grid, found elsewhere.
+    /// impl System<World, Vec<EntityId>> for Snap {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &Vec<EntityId>) {
+    ///         for &id in ids {
+    ///             if let Some(p) = data.write::<Position>(id) {
+    ///                 p.0 = p.0.round();
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let a = p.spawn((Position(1.4),)).unwrap();
+    ///     let b = p.spawn((Position(2.6),)).unwrap();
+    ///     let ids = vec![p.id_of(b).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!((p.get::<Position>(a).unwrap().0, p.get::<Position>(b).unwrap().0), (1.4, 3.0));
+    /// });
+    /// ```
     #[inline]
     pub fn write<C: Component<Cx>>(&mut self, id: EntityId) -> Option<&mut C>
     where
@@ -337,6 +520,41 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// # Panics
     /// Fails to compile (constant evaluation) when `Q` borrows one component
     /// twice with one borrow mutable.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Swap;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { swap: Swap { write: [Position], output: bool } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Swap {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let ids = data.entities();
+    ///         let (a, b) = (ids[0], ids[1]);
+    ///         // One id twice would alias: refused.
+    ///         let twice = data.query_many::<&mut Position, 2>([a, a]).is_none();
+    ///         *data.output() = twice;
+    ///         if let Some([pa, pb]) = data.query_many::<&mut Position, 2>([a, b]) {
+    ///             core::mem::swap(&mut pa.0, &mut pb.0);
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(1.0),)).unwrap(), p.spawn((Position(2.0),)).unwrap()));
+    /// world.step(|p| {
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Swap>(), [true]);
+    ///     assert_eq!((p.get::<Position>(a).unwrap().0, p.get::<Position>(b).unwrap().0), (2.0, 1.0));
+    /// });
+    /// ```
     #[inline]
     pub fn query_many<Q: Query<Cx, S>, const N: usize>(&mut self, ids: [EntityId; N]) -> Option<[Q::Item<'_>; N]> {
         const {
@@ -370,6 +588,43 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// Calls `f` with the item of query `Q` for each entity of this subtask:
     /// [`for_entities`](Self::for_entities) without the view (so in blocks
     /// or not as that one decides).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Health(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Heal;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { heal: Heal { write: [Health], output: u32 } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Heal {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut healed = 0;
+    ///         data.for_each::<&mut Health>(|h| {
+    ///             if h.0 < 10 {
+    ///                 h.0 += 1;
+    ///                 healed += 1;
+    ///             }
+    ///         });
+    ///         // Each subtask fills its own output.
+    ///         *data.output() = healed;
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// let hurt = game.step(|p| {
+    ///     p.spawn((Health(10),)).unwrap();
+    ///     p.spawn((Health(3),)).unwrap()
+    /// });
+    /// game.step(|p| p.run_all(&()));
+    /// assert_eq!(game.outputs::<Heal>(), [1]);
+    /// game.step(|p| assert_eq!(p.get::<Health>(hurt).unwrap().0, 4));
+    /// ```
     #[inline]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -385,6 +640,42 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// [`for_entities_in_blocks`](Self::for_entities_in_blocks) without the
     /// view: for arithmetic on every entity, such as
     /// `for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>`.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # pub struct Acceleration(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Integrate;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity, Acceleration: contiguous; }
+    ///         systems { integrate: Integrate { read: [Acceleration], write: [Position, Velocity] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World, f32> for Integrate {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+    ///         data.for_each_in_blocks::<(&mut Position, &mut Velocity, &Acceleration)>(|(p, v, a)| {
+    ///             v.0 += a.0 * dt;
+    ///             p.0 += v.0 * dt;
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let handles: Vec<_> = world.step(|p| {
+    ///     let bundles = (0..20).map(|_| (Position(0.0), Velocity(0.0), Acceleration(2.0)));
+    ///     p.spawn_batch(bundles).unwrap().collect()
+    /// });
+    /// world.step(|p| {
+    ///     p.run_all(&0.5f32);
+    ///     assert!(handles.iter().all(|&e| p.get::<Velocity>(e).unwrap().0 == 1.0));
+    ///     assert!(handles.iter().all(|&e| p.get::<Position>(e).unwrap().0 == 0.5));
+    /// });
+    /// ```
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -393,6 +684,38 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
     /// view: for closures that mostly branch.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Health(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Clamp;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { clamp: Clamp { write: [Health] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Clamp {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         // A branch that rarely writes: no block staging.
+    ///         data.for_each_in_place::<&mut Health>(|h| {
+    ///             if h.0 > 100 {
+    ///                 h.0 = 100;
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// let (a, b) = game.step(|p| (p.spawn((Health(50),)).unwrap(), p.spawn((Health(150),)).unwrap()));
+    /// game.step(|p| {
+    ///     p.run_all(&());
+    ///     assert_eq!((p.get::<Health>(a).unwrap().0, p.get::<Health>(b).unwrap().0), (50, 100));
+    /// });
+    /// ```
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
@@ -448,12 +771,69 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> DerefMut for Data<'a, Cx, S> {
 
 impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// The entities of this subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// /// What one subtask saw.
+    /// #[derive(Default, Debug, PartialEq)]
+    /// pub struct Seen {
+    ///     index: usize,
+    ///     count: usize,
+    ///     mine: usize,
+    ///     all: usize,
+    ///     others: usize,
+    /// }
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { census: Census { read: [Position], parallelism: split_every(2), output: Seen } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         assert_eq!(data.entities().len(), data.entity_count());
+    ///         assert_eq!(data.all_entities().len(), data.all_entity_count());
+    ///         assert_eq!(data.other_entities().count(), data.other_entity_count());
+    ///         // This subtask's entities are not among the others'.
+    ///         let mine: Vec<EntityId> = data.entities().to_vec();
+    ///         assert!(data.other_entities().all(|id| !mine.contains(&id)));
+    ///         *data.output() = Seen {
+    ///             index: data.subtask_index(),
+    ///             count: data.subtask_count(),
+    ///             mine: data.entity_count(),
+    ///             all: data.all_entity_count(),
+    ///             others: data.other_entity_count(),
+    ///         };
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in 0..5 {
+    ///         p.spawn((Position(x as f32),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // Five entities in subtasks of two: three subtasks, in order.
+    ///     let seen = p.outputs::<Census>();
+    ///     assert_eq!(seen.len(), 3);
+    ///     assert_eq!(seen[2], Seen { index: 2, count: 3, mine: 1, all: 5, others: 4 });
+    ///     assert_eq!(seen.iter().map(|s| s.mine).sum::<usize>(), 5);
+    /// });
+    /// ```
     #[inline]
     pub fn entities(&self) -> &'a [EntityId] {
         &self.all[self.range.clone()]
     }
 
     /// Every entity of the system, all subtasks together.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn all_entities(&self) -> &'a [EntityId] {
         self.all
@@ -461,6 +841,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     /// The entities of the other subtasks: those before this subtask's slice
     /// and those after it.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn other_entities(&self) -> impl Iterator<Item = EntityId> + 'a {
         let all = self.all;
@@ -468,30 +851,45 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     }
 
     /// Number of entities of this subtask.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn entity_count(&self) -> usize {
         self.range.len()
     }
 
     /// Number of entities of the system.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn all_entity_count(&self) -> usize {
         self.all.len()
     }
 
     /// Number of entities of the other subtasks.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn other_entity_count(&self) -> usize {
         self.all.len() - self.range.len()
     }
 
     /// This subtask's index, from 0.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn subtask_index(&self) -> usize {
         self.subtask
     }
 
     /// Number of subtasks the system runs as this time.
+    ///
+    /// # Examples
+    /// See [`entities`](Self::entities)'s example.
     #[inline]
     pub fn subtask_count(&self) -> usize {
         self.subtasks
@@ -499,12 +897,81 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     /// Calls `f` with the item of the read-only query `Q` for every entity of
     /// the system, in every subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Mass(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Mass: contiguous; }
+    ///         systems { weigh: Weigh { read: [Mass], parallelism: split_every(1), output: (u32, u32) } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Weigh {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let (mut all, mut others) = (0, 0);
+    ///         data.for_all_entities::<&Mass>(|m| all += m.0);
+    ///         data.for_other_entities::<&Mass>(|m| others += m.0);
+    ///         *data.output() = (all, others);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for m in [1, 2, 4] {
+    ///         p.spawn((Mass(m),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // One subtask per entity: each sees the total, and the total minus its own.
+    ///     let outputs = p.outputs::<Weigh>();
+    ///     assert!(outputs.iter().all(|&(all, _)| all == 7));
+    ///     let mut others: Vec<u32> = outputs.iter().map(|&(_, o)| o).collect();
+    ///     others.sort();
+    ///     assert_eq!(others, [3, 5, 6]);
+    /// });
+    /// ```
     pub fn for_all_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
         self.shared_query::<Q>(self.all.iter().copied(), f)
     }
 
     /// Calls `f` with the item of the read-only query `Q` for every entity of
     /// the other subtasks.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Charge(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Field;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Charge: contiguous; }
+    ///         systems { field: Field { read: [Charge], parallelism: split_every(2), output: (usize, i32) } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Field {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let mut others = 0;
+    ///         data.for_other_entities::<&Charge>(|c| others += c.0);
+    ///         *data.output() = (data.subtask_index(), others);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for c in [1, 10, 100] {
+    ///         p.spawn((Charge(c),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // Subtask 0 holds the first two entities, subtask 1 the last.
+    ///     assert_eq!(p.outputs::<Field>(), [(0, 100), (1, 11)]);
+    /// });
+    /// ```
     pub fn for_other_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
         self.shared_query::<Q>(self.other_entities(), f)
     }
@@ -527,6 +994,41 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// One membership test covers every component of `Q`, where
     /// [`get`](Self::get) tests each component's presence: the lookup to use
     /// for neighbours found through a spatial structure.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Near;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems { near: Near { read: [Position, Velocity], output: Vec<Option<f32>> } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: ids found elsewhere (a spatial grid, say).
+    /// impl System<World, [EntityId; 2]> for Near {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &[EntityId; 2]) {
+    ///         for &id in ids {
+    ///             let found = data.lookup::<(&Position, &Velocity)>(id).map(|(p, v)| p.0 + v.0);
+    ///             data.output().push(found);
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let moving = p.spawn((Position(1.0), Velocity(2.0))).unwrap();
+    ///     // Not processed by `near`: it lacks `Velocity`.
+    ///     let still = p.spawn((Position(5.0),)).unwrap();
+    ///     let ids = [p.id_of(moving).unwrap(), p.id_of(still).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.outputs::<Near>()[0], [Some(3.0), None]);
+    /// });
+    /// ```
     #[inline]
     pub fn lookup<Q: SharedQuery<Cx, S>>(&self, id: EntityId) -> Option<Q::Item<'a>> {
         self.position(id)?;
@@ -551,6 +1053,44 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     /// Component `C` of any entity, if it holds one: only for components the
     /// system reads and does not write.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Follow;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems { follow: Follow { read: [Position], write: [Velocity] } }
+    ///     }
+    /// }
+    ///
+    /// // Followers are the entities with a velocity; the leader has none, so
+    /// // the system does not process it, yet reads its position by id.
+    /// impl System<World, [EntityId; 2]> for Follow {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, &[leader, drifter]: &[EntityId; 2]) {
+    ///         assert!(data.has::<Position>(leader));
+    ///         assert!(!data.has::<Position>(drifter));
+    ///         assert!(data.get::<Position>(drifter).is_none());
+    ///         let target = data.get::<Position>(leader).unwrap().0;
+    ///         data.for_each::<(&Position, &mut Velocity)>(|(p, v)| v.0 = target - p.0);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let leader = p.spawn((Position(10.0),)).unwrap();
+    ///     let drifter = p.spawn((Velocity(1.0),)).unwrap();
+    ///     let follower = p.spawn((Position(4.0), Velocity(0.0))).unwrap();
+    ///     let ids = [p.id_of(leader).unwrap(), p.id_of(drifter).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.get::<Velocity>(follower).unwrap().0, 6.0);
+    ///     assert_eq!(p.get::<Velocity>(drifter).unwrap().0, 1.0);
+    /// });
+    /// ```
     #[inline]
     pub fn get<C: Component<Cx>>(&self, id: EntityId) -> Option<&C>
     where
@@ -566,6 +1106,38 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     /// Whether the entity holds component `C` (a component the system may
     /// read of any entity).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Shield;
+    /// # #[derive(Default)]
+    /// # pub struct Check;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; Shield: tag; }
+    ///         systems { check: Check { read: [Position], output: Vec<bool> } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: entities to test, whichever the system processes.
+    /// impl System<World, Vec<EntityId>> for Check {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &Vec<EntityId>) {
+    ///         let found: Vec<bool> = ids.iter().map(|&id| data.has::<Position>(id)).collect();
+    ///         *data.output() = found;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let placed = p.spawn((Position(0.0),)).unwrap();
+    ///     let shield = p.spawn((Shield,)).unwrap();
+    ///     let ids = vec![p.id_of(placed).unwrap(), p.id_of(shield).unwrap()];
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.outputs::<Check>()[0], [true, false]);
+    /// });
+    /// ```
     #[inline]
     pub fn has<C: Component<Cx>>(&self, id: EntityId) -> bool
     where
@@ -583,24 +1155,169 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     }
 
     /// The handle of the live entity with this id.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, Entity, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Track;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { track: Track { read: [Position], output: Vec<Entity> } }
+    ///     }
+    /// }
+    ///
+    /// // The argument: a handle kept from an earlier step.
+    /// impl System<World, Entity> for Track {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, watched: &Entity) {
+    ///         let mut handles = Vec::new();
+    ///         data.for_each::<EntityId>(|id| handles.push(id));
+    ///         // Ids last until the refresh; handles, which outlive it, are what to keep.
+    ///         let handles: Vec<Entity> = handles.into_iter().map(|id| data.handle(id).unwrap()).collect();
+    ///         if !data.is_alive(*watched) {
+    ///             data.output().extend(handles);
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let gone = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// world.step(|p| p.kill(gone));
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0),)).unwrap();
+    ///     p.run_all(&gone);
+    ///     assert_eq!(p.outputs::<Track>()[0], [e]);
+    /// });
+    /// ```
     #[inline]
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
         self.cx.entities().handle(id)
     }
 
     /// Whether the handle's entity is alive.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, Entity, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Target(pub Entity);
+    /// # #[derive(Default)]
+    /// # pub struct Aim;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position, Target: contiguous; }
+    ///         systems { aim: Aim { read: [Target], output: usize } }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Aim {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // Handles stored in components outlive refreshes: check them.
+    ///         let mut lost = 0;
+    ///         data.for_entities::<&Target>(|view, t| lost += !view.is_alive(t.0) as usize);
+    ///         *data.output() = lost;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let prey = world.step(|p| {
+    ///     let prey = p.spawn((Position(0.0),)).unwrap();
+    ///     p.spawn((Target(prey),)).unwrap();
+    ///     prey
+    /// });
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.outputs::<Aim>(), [0]);
+    /// world.step(|p| p.kill(prey));
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.outputs::<Aim>(), [1]);
+    /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.cx.entities().is_alive(e)
     }
 
     /// This subtask's output.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Health(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Dying;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { dying: Dying { read: [Health], output: Vec<EntityId> } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Dying {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut low = Vec::new();
+    ///         data.for_each::<(EntityId, &Health)>(|(id, h)| {
+    ///             if h.0 < 5 {
+    ///                 low.push(id);
+    ///             }
+    ///         });
+    ///         // Each run starts from an output reset to its `Default`.
+    ///         data.output().extend(low);
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     let weak = p.spawn((Health(1),)).unwrap();
+    ///     p.spawn((Health(9),)).unwrap();
+    ///     p.run_all(&());
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Dying>(), [vec![p.id_of(weak).unwrap()]]);
+    /// });
+    /// ```
     #[inline]
     pub fn output(&mut self) -> &mut S::Output {
         self.output
     }
 
     /// Kills the entity at the next refresh (harmless if already dead).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Health(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Reap;
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Health: contiguous; }
+    ///         systems { reap: Reap { read: [Health] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Reap {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         data.for_entities::<(EntityId, &Health)>(|view, (id, h)| {
+    ///             if h.0 == 0 {
+    ///                 view.kill(id);
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// let (dead, alive) = game.step(|p| {
+    ///     let dead = p.spawn((Health(0),)).unwrap();
+    ///     let alive = p.spawn((Health(5),)).unwrap();
+    ///     p.run_all(&());
+    ///     // A request: the entity lives until the step's refresh.
+    ///     assert!(p.is_alive(dead));
+    ///     (dead, alive)
+    /// });
+    /// assert!(!game.is_alive(dead));
+    /// assert!(game.is_alive(alive));
+    /// assert_eq!(game.len(), 1);
+    /// ```
     #[inline]
     pub fn kill(&mut self, id: EntityId) {
         self.pending.kills.push(id);
@@ -618,6 +1335,41 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// queue are dropped without running, and the panic reaches the caller
     /// of `step`; when the system's run panics, none of the functions it
     /// deferred runs.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, Defer, System};
+    /// # pub struct Cell(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Divide;
+    /// ecs::declare_context! {
+    ///     pub context Dish {
+    ///         components { Cell: contiguous; }
+    ///         systems { divide: Divide { read: [Cell] } }
+    ///     }
+    /// }
+    ///
+    /// impl System<Dish> for Divide {
+    ///     fn process(&self, data: &mut Data<'_, Dish, Self>, _: &()) {
+    ///         let mut born = 0;
+    ///         data.for_each::<&Cell>(|c| born += c.0);
+    ///         // Systems cannot spawn (others may be iterating): defer it.
+    ///         data.defer(move |d: &mut Defer<'_, Dish>| {
+    ///             for _ in 0..born {
+    ///                 d.spawn((Cell(0),)).unwrap();
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let mut dish = Dish::new();
+    /// dish.step(|p| {
+    ///     p.spawn((Cell(2),)).unwrap();
+    ///     p.run_all(&());
+    ///     assert_eq!(p.len(), 1); // not yet
+    /// });
+    /// assert_eq!(dish.len(), 3);
+    /// ```
     pub fn defer(&mut self, f: impl for<'d> FnOnce(&mut Defer<'d, Cx>) + Send + 'static) {
         self.pending.deferred.push(f);
     }
@@ -723,6 +1475,51 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     }
 
     /// The state of system `T`, an ancestor of this one.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Score(pub u32);
+    /// # #[derive(Default)]
+    /// # pub struct Total;
+    /// #[derive(Default)]
+    /// pub struct Report {
+    ///     threshold: u32,
+    /// }
+    /// ecs::declare_context! {
+    ///     pub context Game {
+    ///         components { Score: contiguous; }
+    ///         systems {
+    ///             total: Total { read: [Score], output: u32 }
+    ///             report: Report { read: [Score], after: [total], output: bool }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// impl System<Game> for Total {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut sum = 0;
+    ///         data.for_each::<&Score>(|s| sum += s.0);
+    ///         *data.output() = sum;
+    ///     }
+    /// }
+    /// impl System<Game> for Report {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         // `total` ran before: its outputs and state are there to read.
+    ///         let _: &Total = data.system::<Total>();
+    ///         let total: u32 = data.outputs::<Total>().iter().sum();
+    ///         *data.output() = total >= self.threshold;
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::with_systems(GameSystems { total: Total, report: Report { threshold: 5 } });
+    /// game.step(|p| {
+    ///     p.spawn((Score(3),)).unwrap();
+    ///     p.spawn((Score(4),)).unwrap();
+    ///     p.run_all(&());
+    /// });
+    /// assert_eq!(game.outputs::<Report>(), [true]);
+    /// ```
     pub fn system<T: SystemOf<Cx>>(&self) -> &'a T
     where
         S: DependsOn<Cx, T>,
@@ -738,6 +1535,50 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
     /// one per subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # #[derive(Default)]
+    /// # pub struct Average;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems {
+    ///             count: Count { read: [Position], parallelism: split_every(2), output: (usize, f32) }
+    ///             average: Average { read: [Position], after: [count], output: f32 }
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let mut sum = 0.0;
+    ///         data.for_each::<&Position>(|p| sum += p.0);
+    ///         *data.output() = (data.entity_count(), sum);
+    ///     }
+    /// }
+    /// impl System<World> for Average {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         // One output per subtask of `count`, which ran first.
+    ///         let (n, sum) = data.outputs::<Count>().iter().fold((0, 0.0), |(n, s), o| (n + o.0, s + o.1));
+    ///         *data.output() = sum / n as f32;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in [1.0, 2.0, 6.0] {
+    ///         p.spawn((Position(x),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Count>().len(), 2);
+    ///     assert_eq!(p.outputs::<Average>(), [3.0]);
+    /// });
+    /// ```
     pub fn outputs<T: SystemOf<Cx>>(&self) -> &'a [T::Output]
     where
         S: DependsOn<Cx, T>,

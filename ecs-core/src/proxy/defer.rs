@@ -80,6 +80,28 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// # Errors
     /// [`ContextFull`] when a fixed-size context holds its limit of entities
     /// (alive or killed but not yet reclaimed); nothing changes.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     assert!(p.is_alive(e));
+    ///     assert!(!p.has::<Position>(e));
+    ///     // Components can be added afterwards.
+    ///     p.add(e, Position(1.0)).unwrap();
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(1.0)));
+    /// });
+    /// ```
     pub fn create(&mut self) -> Result<Entity, ContextFull> {
         self.cx.create_entity()
     }
@@ -95,18 +117,92 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// takes effect at the step's refresh, so the systems that run before
     /// then (later in the same `run_all`, or in another `run_all` of that
     /// step) still see the entity alive.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     assert!(p.kill(e));
+    ///     assert!(!p.is_alive(e));
+    ///     assert_eq!(p.get::<Position>(e), None);
+    ///     assert!(!p.kill(e)); // already dead: harmless
+    /// });
+    /// assert!(world.is_empty());
+    /// ```
     #[inline]
     pub fn kill(&mut self, e: Entity) -> bool {
         self.cx.entities.kill(e)
     }
 
     /// Whether the entity is alive.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// world.step(|p| {
+    ///     assert!(p.is_alive(e));
+    ///     p.kill(e);
+    ///     assert!(!p.is_alive(e));
+    /// });
+    /// // Reclaimed: the handle stays dead, even once its slot is reused.
+    /// world.step(|p| {
+    ///     let f = p.spawn((Position(1.0),)).unwrap();
+    ///     assert!(p.is_alive(f) && !p.is_alive(e));
+    /// });
+    /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.cx.entities.is_alive(e)
     }
 
     /// The handle of the live entity with this id.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let a = p.spawn((Position(0.0),)).unwrap();
+    ///     let b = p.spawn((Position(1.0),)).unwrap();
+    ///     let id = p.id_of(b).unwrap();
+    ///     assert_eq!(p.handle(id), Some(b));
+    ///     p.kill(a);
+    ///     assert_eq!(p.id_of(a), None);
+    /// });
+    /// // The refresh packed ids: `b` now has `a`'s old id.
+    /// world.step(|p| {
+    ///     let b = p.handle(ecs::EntityId::from_bits(0)).unwrap();
+    ///     assert_eq!(p.get::<Position>(b), Some(&Position(1.0)));
+    /// });
+    /// ```
     #[inline]
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
         self.cx.entities.handle(id)
@@ -114,17 +210,65 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
 
     /// The id of a live entity, valid until the next refresh (the id systems
     /// and [`Context::subscribers`] see).
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let (a, b) = world.step(|p| (p.spawn((Position(0.0),)).unwrap(), p.spawn((Position(1.0),)).unwrap()));
+    /// world.step(|p| {
+    ///     assert_eq!(p.id_of(a).map(|id| id.index()), Some(0));
+    ///     assert_eq!(p.id_of(b).map(|id| id.index()), Some(1));
+    ///     p.kill(a);
+    ///     assert_eq!(p.id_of(a), None);
+    /// });
+    /// // The refresh moved `b` into the id `a` left: ids are for one step only.
+    /// world.step(|p| assert_eq!(p.id_of(b).map(|id| id.index()), Some(0)));
+    /// ```
     #[inline]
     pub fn id_of(&self, e: Entity) -> Option<EntityId> {
         self.cx.entities.id_of(e)
     }
 
     /// Number of live entities.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     assert!(p.is_empty());
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     p.create().unwrap();
+    ///     assert_eq!(p.len(), 2);
+    ///     p.kill(e);
+    ///     assert_eq!(p.len(), 1);
+    /// });
+    /// ```
     pub fn len(&self) -> usize {
         self.cx.entities.alive_count()
     }
 
     /// Whether no entity is alive.
+    ///
+    /// # Examples
+    /// See [`len`](Self::len)'s example.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -133,6 +277,30 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     ///
     /// # Errors
     /// [`NoSuchEntity`] when the entity is dead; `value` is dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::NoSuchEntity;
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     assert_eq!(p.add(e, Position(1.0)), Ok(None));
+    ///     assert_eq!(p.add(e, Position(2.0)), Ok(Some(Position(1.0))));
+    ///     assert_eq!(p.add(e, Frozen).map(|old| old.is_some()), Ok(false));
+    ///     assert!(p.has::<Frozen>(e));
+    ///     p.kill(e);
+    ///     assert_eq!(p.add(e, Position(3.0)), Err(NoSuchEntity(e)));
+    /// });
+    /// ```
     #[inline]
     pub fn add<C: Component<Cx>>(&mut self, e: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
         match self.cx.entities.resolve(e) {
@@ -143,6 +311,28 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
 
     /// Removes component `C` from the entity and returns it; `None` when the
     /// entity is dead or does not hold `C`.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0), Frozen)).unwrap();
+    ///     assert_eq!(p.remove::<Position>(e), Some(Position(1.0)));
+    ///     assert_eq!(p.remove::<Position>(e), None);
+    ///     assert!(!p.has::<Position>(e) && p.has::<Frozen>(e));
+    ///     p.kill(e);
+    ///     assert!(p.remove::<Frozen>(e).is_none());
+    /// });
+    /// ```
     #[inline]
     pub fn remove<C: Component<Cx>>(&mut self, e: Entity) -> Option<C> {
         let at = self.cx.entities.resolve(e)?;
@@ -159,12 +349,55 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     }
 
     /// Whether the live entity holds component `C`.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Frozen,)).unwrap();
+    ///     assert!(p.has::<Frozen>(e));
+    ///     assert!(!p.has::<Position>(e));
+    ///     p.kill(e);
+    ///     assert!(!p.has::<Frozen>(e));
+    /// });
+    /// ```
     #[inline]
     pub fn has<C: Component<Cx>>(&self, e: Entity) -> bool {
         self.holder::<C>(e).is_some()
     }
 
     /// Component `C` of the entity; `None` when it is dead or lacks `C`.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0),)).unwrap();
+    ///     p.get_mut::<Position>(e).unwrap().0 += 1.0;
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(2.0)));
+    ///     assert!(p.get::<Frozen>(e).is_none());
+    ///     p.kill(e);
+    ///     assert!(p.get_mut::<Position>(e).is_none());
+    /// });
+    /// ```
     #[inline]
     pub fn get<C: Component<Cx>>(&self, e: Entity) -> Option<&C> {
         let id = self.holder::<C>(e)?;
@@ -173,6 +406,30 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
 
     /// Component `C` of the entity, mutably; `None` when it is dead or lacks
     /// `C`.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// world.step(|p| {
+    ///     if let Some(pos) = p.get_mut::<Position>(e) {
+    ///         pos.0 = -pos.0;
+    ///     }
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(-1.0)));
+    ///     assert!(p.get_mut::<Frozen>(e).is_none());
+    /// });
+    /// world.step(|p| p.kill(e));
+    /// world.step(|p| assert!(p.get_mut::<Position>(e).is_none()));
+    /// ```
     #[inline]
     pub fn get_mut<C: Component<Cx>>(&mut self, e: Entity) -> Option<&mut C> {
         let id = self.holder::<C>(e)?;
@@ -183,6 +440,44 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     ///
     /// # Panics
     /// When the entity is dead or does not hold `C`; the message names both.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0),)).unwrap();
+    ///     p.component_mut::<Position>(e).0 *= 3.0;
+    ///     assert_eq!(p.component::<Position>(e), &Position(3.0));
+    /// });
+    /// ```
+    ///
+    /// Asking for a component the entity lacks panics:
+    ///
+    /// ```should_panic
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0),)).unwrap();
+    ///     p.component::<Frozen>(e);
+    /// });
+    /// ```
     #[track_caller]
     pub fn component<C: Component<Cx>>(&self, e: Entity) -> &C {
         match self.get::<C>(e) {
@@ -195,6 +490,46 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     ///
     /// # Panics
     /// When the entity is dead or does not hold `C`; the message names both.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(2.0),)).unwrap());
+    /// world.step(|p| {
+    ///     let pos = p.component_mut::<Position>(e);
+    ///     pos.0 += 0.5;
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(2.5)));
+    /// });
+    /// ```
+    ///
+    /// A dead entity panics:
+    ///
+    /// ```should_panic
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(2.0),)).unwrap());
+    /// world.step(|p| {
+    ///     p.kill(e);
+    ///     p.component_mut::<Position>(e);
+    /// });
+    /// ```
     #[track_caller]
     pub fn component_mut<C: Component<Cx>>(&mut self, e: Entity) -> &mut C {
         if self.get::<C>(e).is_none() {

@@ -417,6 +417,29 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// [`ContextFull`] when a fixed-size context holds its limit of entities
     /// (alive or killed but not yet reclaimed); nothing changes and the
     /// bundle is dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::ContextFull;
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Position(pub f32);
+    /// # pub struct Frozen;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         settings { entities: fixed(1) }
+    /// #         components { Position: contiguous; Frozen: tag; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new(); // room for one entity
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(1.0), Frozen)).unwrap();
+    ///     assert_eq!(p.get::<Position>(e), Some(&Position(1.0)));
+    ///     assert!(p.has::<Frozen>(e));
+    ///     assert_eq!(p.spawn((Position(2.0),)), Err(ContextFull { limit: 1 }));
+    ///     assert_eq!(p.len(), 1);
+    /// });
+    /// ```
     #[inline]
     pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };

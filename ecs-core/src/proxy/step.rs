@@ -180,6 +180,44 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// # Panics
     /// Re-raises a panic of a system once the systems running beside it have
     /// finished; systems depending on the one that panicked do not run.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move;
+    /// #[derive(Default)]
+    /// pub struct Bound;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Velocity: contiguous; }
+    /// #         systems {
+    /// #             movement: Move { read: [Velocity], write: [Position] }
+    /// #             bound: Bound { write: [Position], after: [movement] }
+    /// #         }
+    /// #     }
+    /// # }
+    /// impl System<World, f32> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+    ///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
+    ///     }
+    /// }
+    /// impl System<World, f32> for Bound {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &f32) {
+    ///         data.for_each::<&mut Position>(|p| p.0 = p.0.min(10.0));
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0), Velocity(8.0))).unwrap());
+    /// // `movement`, then `bound`, both given the time step.
+    /// world.step(|p| p.run_all(&0.5f32));
+    /// assert_eq!(world.step(|p| p.get::<Position>(e).unwrap().0), 4.0);
+    /// world.step(|p| p.run_all(&1.0f32));
+    /// assert_eq!(world.step(|p| p.get::<Position>(e).unwrap().0), 10.0);
+    /// ```
     pub fn run_all<A: ?Sized + Sync>(&mut self, args: &A)
     where
         Cx: Dispatch<A>,
@@ -210,6 +248,62 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     /// Fails to compile (under `cargo check` too) when a system of `R`
     /// depends on another one of `R` or is named twice. At run time, as
     /// [`run_all`](Self::run_all).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move;
+    /// #[derive(Default)]
+    /// pub struct Draw {
+    ///     frames: u32,
+    /// }
+    /// #[derive(Default)]
+    /// pub struct Spin {
+    ///     turns: u32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Velocity: contiguous; }
+    /// #         systems {
+    /// #             movement: Move { read: [Velocity], write: [Position] }
+    /// #             draw: Draw { read: [Position], after: [movement] }
+    /// #             spin: Spin { read: [Velocity] }
+    /// #         }
+    /// #     }
+    /// # }
+    /// impl System<World> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0);
+    ///     }
+    /// }
+    /// impl System<World> for Draw {
+    ///     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+    ///     fn after(&mut self, _: &mut [()], _: &()) {
+    ///         self.frames += 1;
+    ///     }
+    /// }
+    /// impl System<World> for Spin {
+    ///     fn process(&self, _: &mut Data<'_, World, Self>, _: &()) {}
+    ///     fn after(&mut self, _: &mut [()], _: &()) {
+    ///         self.turns += 1;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+    ///     // `movement` and what depends on it (`draw`); not `spin`.
+    ///     p.run_from::<(Move,), ()>(&());
+    ///     assert_eq!((p.system::<Draw>().frames, p.system::<Spin>().turns), (1, 0));
+    ///     // From `draw` and `spin`: those two, not `movement`.
+    ///     p.run_from::<(Draw, Spin), ()>(&());
+    ///     assert_eq!((p.system::<Draw>().frames, p.system::<Spin>().turns), (2, 1));
+    ///     assert_eq!(p.get::<Position>(e).unwrap().0, 1.0);
+    /// });
+    /// ```
     pub fn run_from<R: Roots<Cx>, A: ?Sized + Sync>(&mut self, args: &A)
     where
         Cx: Dispatch<A>,
@@ -243,6 +337,45 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     ///
     /// # Panics
     /// As [`run_all`](Self::run_all).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move;
+    /// #[derive(Default)]
+    /// pub struct Draw;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Velocity: contiguous; }
+    /// #         systems {
+    /// #             movement: Move { read: [Velocity], write: [Position] }
+    /// #             draw: Draw { read: [Position], after: [movement], output: f32 }
+    /// #         }
+    /// #     }
+    /// # }
+    /// // No `impl System`: the step gives each system its code.
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn((Position(1.0), Velocity(2.0))).map(drop).unwrap());
+    /// let dt = 0.5;
+    /// let drawn = world.step(|p| {
+    ///     p.run_adapted(
+    ///         &Adapters::new()
+    ///             .system::<Move>(move |_, data| {
+    ///                 data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt)
+    ///             })
+    ///             .system::<Draw>(|_, data| {
+    ///                 let mut sum = 0.0;
+    ///                 data.for_each::<&Position>(|p| sum += p.0);
+    ///                 *data.output() = sum;
+    ///             }),
+    ///     );
+    ///     p.outputs::<Draw>()[0]
+    /// });
+    /// assert_eq!(drawn, 2.0);
+    /// ```
     pub fn run_adapted(&mut self, adapters: &Adapters<'_, Cx>) {
         let selected = adapters.selected();
         self.defer
@@ -251,16 +384,113 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     }
 
     /// The state of system `S`.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Score(pub u32);
+    /// #[derive(Default)]
+    /// pub struct Best {
+    ///     best: u32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Score: contiguous; }
+    /// #         systems { best: Best { read: [Score], output: u32 } }
+    /// #     }
+    /// # }
+    /// impl System<Game> for Best {
+    ///     fn process(&self, data: &mut Data<'_, Game, Self>, _: &()) {
+    ///         let mut best = self.best;
+    ///         data.for_each::<&Score>(|s| best = best.max(s.0));
+    ///         *data.output() = best;
+    ///     }
+    ///     fn after(&mut self, outputs: &mut [u32], _: &()) {
+    ///         self.best = outputs.iter().copied().max().unwrap_or(self.best);
+    ///     }
+    /// }
+    ///
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     p.spawn((Score(4),)).unwrap();
+    ///     p.run_all(&());
+    ///     assert_eq!(p.system::<Best>().best, 4);
+    ///     assert_eq!(p.outputs::<Best>(), [4]);
+    ///     p.system_mut::<Best>().best = 9;
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Best>(), [9]);
+    /// });
+    /// ```
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
         self.defer.cx.system::<S>()
     }
 
     /// The state of system `S`, mutably.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Move {
+    ///     speed: f32,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { movement: Move { write: [Position] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Move {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_each::<&mut Position>(|p| p.0 += self.speed);
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     p.system_mut::<Move>().speed = 1.0;
+    ///     p.run_all(&());
+    ///     p.system_mut::<Move>().speed = 10.0;
+    ///     p.run_all(&());
+    ///     assert_eq!(p.get::<Position>(e).unwrap().0, 11.0);
+    /// });
+    /// ```
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
         self.defer.cx.system_mut::<S>()
     }
 
     /// The outputs of the last run of system `S`, one per subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Count;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { count: Count { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Count {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     for x in 0..5 {
+    ///         p.spawn((Position(x as f32),)).unwrap();
+    ///     }
+    ///     p.run_all(&());
+    ///     // One output per subtask, in subtask order.
+    ///     assert_eq!(p.outputs::<Count>(), [2, 2, 1]);
+    /// });
+    /// ```
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         self.defer.cx.outputs::<S>()
     }

@@ -96,6 +96,33 @@ impl<Cx: ContextDecl> Default for Adapters<'_, Cx> {
 
 impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// No code for any system.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// #[derive(Default)]
+    /// pub struct Draw {
+    ///     frames: u32,
+    /// }
+    /// impl ecs::System<World> for Draw {
+    ///     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    ///     fn after(&mut self, _: &mut [()], _: &()) {
+    ///         self.frames += 1;
+    ///     }
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// // A system given no code does not run, even with an `impl System`.
+    /// world.step(|p| p.run_adapted(&ecs::Adapters::new()));
+    /// assert_eq!(world.system::<Draw>().frames, 0);
+    /// world.step(|p| p.run_all(&()));
+    /// assert_eq!(world.system::<Draw>().frames, 1);
+    /// ```
     pub fn new() -> Self {
         Self {
             slots: (0..Cx::SYSTEMS.len()).map(|_| None).collect(),
@@ -103,6 +130,31 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     }
 
     /// Runs system `S` with `process` for each of its subtasks.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Damage;
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { damage: Damage { write: [Health] } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// let e = game.step(|p| p.spawn((Health(10),)).unwrap());
+    /// // The closure captures what the step has: here, this frame's damage.
+    /// for hit in [3, 4] {
+    ///     game.step(|p| {
+    ///         p.run_adapted(&Adapters::new().system::<Damage>(move |_, data| {
+    ///             data.for_each::<&mut Health>(|h| h.0 -= hit);
+    ///         }))
+    ///     });
+    /// }
+    /// game.step(|p| assert_eq!(p.get::<Health>(e).unwrap().0, 3));
+    /// ```
     pub fn system<S: SystemOf<Cx>>(self, process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync + 'f) -> Self {
         self.detailed::<S>(|_| {}, process, |_, _| {})
     }
@@ -110,6 +162,42 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// Runs system `S` with `before` once (exclusive access to the state),
     /// `process` for each subtask (in parallel where split), then `after`
     /// once with every subtask's output, in subtask order.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// #[derive(Default)]
+    /// pub struct Census {
+    ///     runs: u32,
+    ///     alive: usize,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { census: Census { read: [Health], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     for h in [5, 0, 7, 1, 0] {
+    ///         p.spawn((Health(h),)).unwrap();
+    ///     }
+    ///     p.run_adapted(&Adapters::new().detailed::<Census>(
+    ///         |census| census.runs += 1,
+    ///         |_, data| {
+    ///             let mut n = 0;
+    ///             data.for_each::<&Health>(|h| n += (h.0 > 0) as usize);
+    ///             *data.output() = n;
+    ///         },
+    ///         // Every subtask's output, in order.
+    ///         |census, outputs| census.alive = outputs.iter().sum(),
+    ///     ));
+    /// });
+    /// assert_eq!(game.system::<Census>().runs, 1);
+    /// assert_eq!(game.system::<Census>().alive, 3);
+    /// assert_eq!(game.outputs::<Census>().len(), 3);
+    /// ```
     pub fn detailed<S: SystemOf<Cx>>(
         mut self,
         before: impl Fn(&mut S) + Sync + 'f,

@@ -45,6 +45,21 @@ pub enum Parallelism {
 
 impl Parallelism {
     /// Number of subtasks for `entities` entities on `cores` worker threads.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::traits::Parallelism;
+    ///
+    /// assert_eq!(Parallelism::None.subtasks(10_000, 8), 1);
+    /// assert_eq!(Parallelism::SplitEvenlyPerCore.subtasks(10_000, 8), 8);
+    /// // Never more subtasks than entities, never fewer than one.
+    /// assert_eq!(Parallelism::SplitEvenlyPerCore.subtasks(3, 8), 3);
+    /// assert_eq!(Parallelism::SplitEvery(100).subtasks(0, 8), 1);
+    /// assert_eq!(Parallelism::SplitEvery(100).subtasks(250, 8), 3);
+    /// let wrapped = Parallelism::NoneBelow { threshold: 1000, otherwise: &Parallelism::SplitEvenlyPerCore };
+    /// assert_eq!(wrapped.subtasks(999, 8), 1);
+    /// assert_eq!(wrapped.subtasks(1000, 8), 8);
+    /// ```
     #[inline]
     pub fn subtasks(&self, entities: usize, cores: usize) -> usize {
         // Inlined, a declared (constant) strategy folds to its arm.

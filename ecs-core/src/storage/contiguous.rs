@@ -59,6 +59,18 @@ fn add_uninit_slots<T>(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, len: usize) 
 
 impl<T> Contiguous<T> {
     /// An empty column with slots for ids below `ids`.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::storage::{Column, Contiguous};
+    /// use ecs::EntityId;
+    ///
+    /// let mut column = Contiguous::<u32>::with_capacity(4);
+    /// let id = EntityId::from_bits(2);
+    /// assert!(!column.contains(id));
+    /// assert_eq!(column.insert(id, 7), None);
+    /// assert_eq!(column.get(id), Some(&7));
+    /// ```
     pub fn with_capacity(ids: usize) -> Self {
         let mut slots = Vec::with_capacity(ids);
         add_uninit_slots(&mut slots, ids);

@@ -152,6 +152,23 @@ unsafe impl<G: Group> Sync for Grouped<G> {}
 
 impl<G: Group> Grouped<G> {
     /// An empty group storage for the given limit.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::storage::{Column, Grouped};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut group = Grouped::<(u32, String)>::new(EntityLimit::Fixed(4));
+    /// let id = EntityId::from_bits(1);
+    /// // Each member is a column of its own, with its own presence.
+    /// assert_eq!(group.column_mut::<0>().insert(id, 5), None);
+    /// assert_eq!(group.column::<0>().get(id), Some(&5));
+    /// assert!(!group.column::<1>().contains(id));
+    /// group.column_mut::<1>().insert(id, "five".to_string());
+    /// assert_eq!(group.column::<1>().get(id).map(String::as_str), Some("five"));
+    /// assert_eq!(group.column_mut::<0>().remove(id), Some(5));
+    /// assert!(group.column::<1>().contains(id));
+    /// ```
     pub fn new(limit: EntityLimit) -> Self {
         let mut s = Self {
             slots: Vec::new(),
@@ -170,6 +187,9 @@ impl<G: Group> Grouped<G> {
     }
 
     /// The column of member `I`.
+    ///
+    /// # Examples
+    /// See [`new`](Self::new)'s example.
     #[inline]
     pub fn column<const I: usize>(&self) -> &GroupColumn<G, I>
     where
@@ -180,6 +200,9 @@ impl<G: Group> Grouped<G> {
     }
 
     /// The column of member `I`, mutably.
+    ///
+    /// # Examples
+    /// See [`new`](Self::new)'s example.
     #[inline]
     pub fn column_mut<const I: usize>(&mut self) -> &mut GroupColumn<G, I>
     where

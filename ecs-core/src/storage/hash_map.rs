@@ -48,11 +48,28 @@ impl<T: ComponentBounds> Storage for HashMapStorage<T> {
 
 impl<T> HashMapStorage<T> {
     /// Number of ids holding a value.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::storage::{Column, HashMapStorage, Storage};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut column = HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 });
+    /// assert!(column.is_empty());
+    /// column.insert(EntityId::from_bits(5), 1);
+    /// column.insert(EntityId::from_bits(900), 2);
+    /// assert_eq!(column.len(), 2);
+    /// column.remove(EntityId::from_bits(5));
+    /// assert_eq!(column.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.map.len()
     }
 
     /// Whether no id holds a value.
+    ///
+    /// # Examples
+    /// See [`len`](Self::len)'s example.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }

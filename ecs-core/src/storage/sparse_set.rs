@@ -56,6 +56,22 @@ impl<T> SparseSetStorage<T> {
     }
 
     /// The ids holding a value, in the packed order.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::storage::{Column, SparseSetStorage, Storage};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut column = SparseSetStorage::<u8>::new(EntityLimit::Dynamic { initial: 0 });
+    /// let [a, b, c] = [9, 2, 5].map(EntityId::from_bits);
+    /// column.insert(a, 0);
+    /// column.insert(b, 1);
+    /// column.insert(c, 2);
+    /// assert_eq!(column.ids(), [a, b, c]);
+    /// // Removal swaps the last value into the hole.
+    /// column.remove(a);
+    /// assert_eq!(column.ids(), [c, b]);
+    /// ```
     pub fn ids(&self) -> &[EntityId] {
         &self.owners
     }
