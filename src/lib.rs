@@ -4,10 +4,11 @@
 extern crate self as ecs;
 
 pub use ecs_core::{
-    storage, Adapters, Bits16, Bits32, Bits8, Bitset, Bundle, CanRead, CanReadShared, CanWrite, Component,
-    ComponentSet, Components, Context, ContextDecl, ContextFull, Data, Defer, DependsOn, Dispatch, Entities, Entity,
-    EntityId, EntityLimit, Exclusive, NoSuchEntity, Parallelism, Query, QueryIter, RefreshEvents, Roots, Settings,
-    SharedQuery, SlotCore, SparseSet, Spawned, Step, System, SystemInfo, SystemOf, SystemSlot, View,
+    storage, Adapters, Bits16, Bits32, Bits8, Bitset, Bundle, CanRead, CanReadShared, CanWrite, ColumnQuery,
+    ColumnStepOf, ColumnSystem, Columns, Component, ComponentSet, Components, Context, ContextDecl, ContextFull, Data,
+    Defer, DependsOn, Dispatch, Entities, Entity, EntityId, EntityLimit, Exclusive, NoSuchEntity, Parallelism, Query,
+    QueryIter, RefreshEvents, Roots, Settings, SharedQuery, SlotCore, SparseSet, Spawned, Step, System, SystemInfo,
+    SystemOf, SystemSlot, View,
 };
 pub use ecs_macros::declare_context;
 

@@ -71,7 +71,7 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) systems: Cx::Systems,
     pub(crate) subscriptions: Subscriptions,
     team: Option<Team>,
-    threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
@@ -428,7 +428,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// last run (one per subtask) and the subtasks' queues, then hands what
     /// they queued to `core` for the next refresh.
     #[inline(never)]
-    fn run_subtasks<O: Default + Send>(
+    pub(crate) fn run_subtasks<O: Default + Send>(
         &self,
         core: &SlotCore<Cx>,
         subtasks: usize,

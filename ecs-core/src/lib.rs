@@ -24,6 +24,8 @@
 mod access;
 mod bitset;
 mod block;
+mod column_query;
+mod column_system;
 mod context;
 mod decl;
 mod entity;
@@ -45,6 +47,8 @@ pub mod __private;
 
 pub use access::{relation, CanRead, CanReadShared, CanWrite, DependsOn, Independent, Relations};
 pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
+pub use column_query::ColumnQuery;
+pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
 pub use decl::ComponentBounds;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
@@ -53,7 +57,7 @@ pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
-pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
+pub use proxy::{Bundle, Columns, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use schedule::{Adapters, Parallelism};

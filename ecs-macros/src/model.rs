@@ -94,6 +94,8 @@ pub struct System<'a> {
     pub unresolved_after: bool,
     pub parallelism: Option<&'a ParallelismExpr>,
     pub output: Option<&'a Type>,
+    /// `kind: columns`: a column step, with the `columns` token.
+    pub columns: Option<&'a Ident>,
 }
 
 impl System<'_> {
@@ -376,6 +378,7 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
             unresolved_after: false,
             parallelism: None,
             output: None,
+            columns: None,
         };
         for field in &entry.fields {
             match field {
@@ -426,6 +429,7 @@ fn systems<'a>(decl: &'a Declaration, components: &mut Vec<Component<'a>>, cx: &
                 }
                 SystemField::Parallelism(p) => sys.parallelism = Some(p),
                 SystemField::Output(t) => sys.output = Some(t),
+                SystemField::Kind(k) => sys.columns = (k == kw::KIND_COLUMNS).then_some(k),
             }
         }
         validate::check_read_write_overlap(&mut sys, components, cx);

@@ -118,9 +118,10 @@ pub fn summary(model: &Model) -> String {
             .map(|&(d, _)| model.systems[d].name.to_string())
             .collect();
         out.push_str(&format!(
-            "  {}: {} read {} write {} after [{}]{}\n",
+            "  {}: {}{} read {} write {} after [{}]{}\n",
             s.name,
             s.ty_name,
+            if s.columns.is_some() { " (column step)" } else { "" },
             names(&s.reads),
             names(&s.writes),
             after.join(", "),

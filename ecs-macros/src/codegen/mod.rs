@@ -1,6 +1,7 @@
 //! Emits the context from the model. Codegen decides nothing: every decision
 //! is already in the model.
 
+mod columns;
 mod docs;
 mod inspect;
 mod storage;
@@ -35,10 +36,12 @@ pub fn emit(model: &Model) -> TokenStream {
     let storage = storage::emit(model, &names);
     let systems = systems::emit(model, &names);
     let context = emit_context(model, &names);
+    let columns = columns::emit(model, &names);
     quote! {
         #context
         #storage
         #systems
+        #columns
     }
 }
 
