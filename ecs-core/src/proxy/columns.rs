@@ -256,11 +256,11 @@ impl<Cx: ContextDecl, S, Q: ColumnQuery<Cx, S>> ValidColumns<Cx, S, Q> {
 mod tests {
     use super::*;
 
-    fn collect(set: &SparseSet, bound: usize, subtasks: usize) -> Vec<Vec<Range<u32>>> {
+    fn collect(set: &SparseSet, bound: usize, subtasks: usize) -> Vec<Vec<(u32, u32)>> {
         (0..subtasks)
             .map(|i| {
                 let mut out = Vec::new();
-                runs(set, bound, i, subtasks, &mut |r| out.push(r));
+                runs(set, bound, i, subtasks, &mut |r| out.push((r.start, r.end)));
                 out
             })
             .collect()
@@ -272,12 +272,12 @@ mod tests {
         for i in 3..13 {
             set.insert(EntityId(i));
         }
-        assert_eq!(collect(&set, 13, 1), [vec![3..13]]);
-        assert_eq!(collect(&set, 13, 3), [vec![3..7], vec![7..10], vec![10..13]]);
+        assert_eq!(collect(&set, 13, 1), [vec![(3, 13)]]);
+        assert_eq!(collect(&set, 13, 3), [vec![(3, 7)], vec![(7, 10)], vec![(10, 13)]]);
         // More subtasks than ids: the extra ones get nothing.
         let mut one = SparseSet::new();
         one.insert(EntityId(0));
-        assert_eq!(collect(&one, 1, 2), [vec![0..1], vec![]]);
+        assert_eq!(collect(&one, 1, 2), [vec![(0, 1)], vec![]]);
     }
 
     #[test]
@@ -287,9 +287,9 @@ mod tests {
         for i in [9, 0, 1, 2, 5, 6, 8] {
             set.insert(EntityId(i));
         }
-        assert_eq!(collect(&set, 10, 1), [vec![0..3, 5..7, 8..10]]);
-        // Two parts of the ids 0..10: 0..5 and 5..10.
-        assert_eq!(collect(&set, 10, 2), [vec![0..3], vec![5..7, 8..10]]);
+        assert_eq!(collect(&set, 10, 1), [vec![(0, 3), (5, 7), (8, 10)]]);
+        // Two parts of the ids (0, 10): (0, 5) and (5, 10).
+        assert_eq!(collect(&set, 10, 2), [vec![(0, 3)], vec![(5, 7), (8, 10)]]);
         assert!(collect(&SparseSet::new(), 0, 2).iter().all(Vec::is_empty));
     }
 }
