@@ -12,7 +12,7 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
     Spawned, Step, System, View,
 };
-pub use ecs_core::{InstanceKey, Many};
+pub use ecs_core::{ColumnSystem, Columns, InstanceKey, Many};
 /// # Example
 ///
 /// ```
@@ -102,9 +102,9 @@ pub mod traits {
     //! assert_eq!(<Game as ContextDecl>::COMPONENTS, ["Health"]);
     //! ```
     pub use ecs_core::{
-        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, Component, ComponentBounds,
-        ComponentSet, Components, ContextDecl, DependsOn, Dispatch, Exclusive, Independent, Parallelism, Query,
-        Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo, SystemOf,
+        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, ColumnQuery, ColumnStepOf,
+        Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch, Exclusive, Independent,
+        Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo, SystemOf,
     };
 }
 

@@ -11,6 +11,8 @@
 const ROOT: &[&str] = &[
     "Adapters",
     "Context",
+    "ColumnSystem",
+    "Columns",
     "ContextFull",
     "Data",
     "Defer",

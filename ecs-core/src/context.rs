@@ -91,7 +91,7 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) resources: Cx::Resources,
     pub(crate) subscriptions: Subscriptions,
     team: Option<Team>,
-    threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
@@ -826,7 +826,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// last run (one per subtask) and the subtasks' queues, then hands what
     /// they queued to `core` for the next refresh.
     #[inline(never)]
-    fn run_subtasks<O: Default + Send>(
+    pub(crate) fn run_subtasks<O: Default + Send>(
         &self,
         core: &SlotCore<Cx>,
         subtasks: usize,

@@ -330,7 +330,8 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 ///
 /// # Safety
 /// `dispatch(cx, index, args)` runs system `index` with `args` through
-/// [`Context::run_system`] (or does nothing when `index` is no system's),
+/// [`Context::run_system`] (or `Context::run_column_system`, for a column
+/// step; or does nothing when `index` is no system's),
 /// and uses `cx` for nothing else. The scheduler calls it on several
 /// threads at once while systems run, and [`Context::system`] and
 /// [`Context::outputs`] rely on no code other than the scheduler's holding

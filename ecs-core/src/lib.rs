@@ -24,6 +24,8 @@
 mod access;
 mod bitset;
 mod block;
+mod column_query;
+mod column_system;
 mod context;
 mod decl;
 mod entity;
@@ -66,6 +68,8 @@ pub use access::{
     relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
 };
 pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
+pub use column_query::ColumnQuery;
+pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
 pub use decl::ComponentBounds;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
@@ -75,7 +79,7 @@ pub use events::RefreshEvents;
 pub use many::{InstanceKey, Many};
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
-pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};
+pub use proxy::{Bundle, Columns, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};

@@ -352,6 +352,29 @@ impl SparseSet {
     }
 }
 
+impl SparseSet {
+    /// Calls `visit` with each maximal run of consecutive member ids within
+    /// `ids`, in id order (for column steps, whose slices cover runs):
+    /// reads the id-indexed array, so it needs no order of the members.
+    /// Members removed with `remove_later` are already absent there.
+    pub(crate) fn runs_within(&self, ids: core::ops::Range<usize>, visit: &mut dyn FnMut(core::ops::Range<u32>)) {
+        let end = ids.end.min(self.sparse.len());
+        let mut k = ids.start;
+        while k < end {
+            while k < end && self.sparse[k] == ABSENT {
+                k += 1;
+            }
+            let start = k;
+            while k < end && self.sparse[k] != ABSENT {
+                k += 1;
+            }
+            if start < k {
+                visit(start as u32..k as u32);
+            }
+        }
+    }
+}
+
 /// The eight bytes of `x`, each 0 or 1, as the eight low bits of a byte (byte
 /// `i` to bit `i`): multiplying by `2^56 + 2^49 + .. + 2^7` moves byte `i`'s
 /// bit to bit `56 + i`, and no two partial products meet in the top byte.

@@ -60,6 +60,8 @@ pub enum SystemField {
     List(Ident, Vec<Path>),
     Parallelism(ParallelismExpr),
     Output(Type),
+    /// `kind: entities` or `kind: columns` (checked while parsing).
+    Kind(Ident),
 }
 
 pub enum ParallelismExpr {

@@ -36,6 +36,11 @@ pub const WRITE: &str = "write";
 pub const AFTER: &str = "after";
 pub const PARALLELISM: &str = "parallelism";
 pub const OUTPUT: &str = "output";
+pub const KIND: &str = "kind";
+
+/// System kinds (`kind: columns` makes a column step).
+pub const KIND_ENTITIES: &str = "entities";
+pub const KIND_COLUMNS: &str = "columns";
 
 /// Parallelism strategies.
 pub const NONE: &str = "none";

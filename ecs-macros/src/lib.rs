@@ -37,6 +37,7 @@ fn expand(decl: &ast::Declaration) -> syn::Result<proc_macro2::TokenStream> {
     let model = model::Model::build(decl, &mut cx);
     validate::check_no_conflicts(&model, &mut cx);
     resources::check_no_conflicts(&model, &mut cx);
+    validate::check_column_step_storages(&model, &mut cx);
     let context = codegen::emit(&model);
     // On error, still emit the context (unknown names declared implicitly),
     // so one mistake gives one error instead of a cascade in user code.

@@ -119,6 +119,8 @@ pub struct System<'a> {
     pub unresolved_after: bool,
     pub parallelism: Option<&'a ParallelismExpr>,
     pub output: Option<&'a Type>,
+    /// `kind: columns`: a column step, with the `columns` token.
+    pub columns: Option<&'a Ident>,
 }
 
 impl System<'_> {
@@ -415,6 +417,7 @@ fn systems<'a>(
             unresolved_after: false,
             parallelism: None,
             output: None,
+            columns: None,
         };
         for field in &entry.fields {
             match field {
@@ -469,6 +472,7 @@ fn systems<'a>(
                 }
                 SystemField::Parallelism(p) => sys.parallelism = Some(p),
                 SystemField::Output(t) => sys.output = Some(t),
+                SystemField::Kind(k) => sys.columns = (k == kw::KIND_COLUMNS).then_some(k),
             }
         }
         validate::check_read_write_overlap(&mut sys, components, cx);

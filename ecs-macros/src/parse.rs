@@ -289,12 +289,13 @@ impl Parse for SystemEntry {
                 }
                 kw::PARALLELISM => SystemField::Parallelism(content.parse()?),
                 kw::OUTPUT => SystemField::Output(content.parse()?),
+                kw::KIND => SystemField::Kind(parse_kind(&content, &name)?),
                 _ => {
                     return Err(Error::new(
                         key.span(),
                         format!(
-                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism` or `output`{}",
-                            did_you_mean(&k, [kw::READ, kw::WRITE, kw::AFTER, kw::PARALLELISM, kw::OUTPUT])
+                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism`, `output` or `kind`{}",
+                            did_you_mean(&k, [kw::READ, kw::WRITE, kw::AFTER, kw::PARALLELISM, kw::OUTPUT, kw::KIND])
                         ),
                     ))
                 }
@@ -312,6 +313,22 @@ impl Parse for SystemEntry {
             fields,
         })
     }
+}
+
+/// The value of a system's `kind`: `entities` (the default) or `columns`.
+fn parse_kind(input: ParseStream, system: &Ident) -> Result<Ident> {
+    let word: Ident = input.parse()?;
+    let known = [kw::KIND_ENTITIES, kw::KIND_COLUMNS];
+    if !known.iter().any(|k| word == k) {
+        return Err(Error::new(
+            word.span(),
+            format!(
+                "unknown kind `{word}` for system `{system}`; expected `entities` (the default: it iterates entities) or `columns` (a column step: it computes over whole columns as slices){}",
+                did_you_mean(&word.to_string(), known)
+            ),
+        ));
+    }
+    Ok(word)
 }
 
 impl Parse for ParallelismExpr {

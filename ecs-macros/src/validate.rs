@@ -5,7 +5,7 @@
 use crate::ast::{ComponentEntry, SystemEntry};
 use crate::ctxt::Ctxt;
 use crate::kw;
-use crate::model::{path_key, Component, ManyInner, Model, System};
+use crate::model::{path_key, Component, ManyInner, Model, Storage, System};
 use crate::suggest;
 use syn::{Ident, Path};
 
@@ -308,6 +308,48 @@ pub fn check_no_conflicts(model: &Model, cx: &mut Ctxt) {
                         ),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// Rule: a column step (`kind: columns`) takes its components as slices of
+/// buffers indexed by id, so each component it lists is stored
+/// `contiguous` (or in a `custom` storage, whose `Column::LINEAR` a
+/// constant emitted beside the context checks). `grouped` interleaves the
+/// members of a group, `sparse_set` packs values in matching order,
+/// `hash_map` has no buffer and `tag` no values.
+pub fn check_column_step_storages(model: &Model, cx: &mut Ctxt) {
+    for sys in &model.systems {
+        let Some(columns) = sys.columns else { continue };
+        for field in &sys.entry.fields {
+            let crate::ast::SystemField::List(key, items) = field else {
+                continue;
+            };
+            if key != kw::READ && key != kw::WRITE {
+                continue;
+            }
+            for path in items {
+                let name = path_key(path);
+                let Some(comp) = model.components.iter().find(|c| c.name == name) else {
+                    continue;
+                };
+                let why = match comp.storage {
+                    Storage::Contiguous | Storage::Custom(_) => continue,
+                    Storage::Grouped { .. } => "one buffer of tuples, so its values are not side by side",
+                    Storage::SparseSet => "packed in the order entities got it, not by id",
+                    Storage::HashMap => "in a hash map, not in a buffer",
+                    Storage::Tag => "as presence bits only, with no values",
+                };
+                cx.error_spanned(
+                    path,
+                    format!(
+                        "system `{}` is a column step (`kind: {columns}`), which takes each component as a slice indexed by id, but `{name}` is stored `{}`: {why}; store `{name}` as `contiguous`, or make `{}` an entity system (remove `kind: {columns}`)",
+                        sys.name,
+                        comp.storage.keyword(),
+                        sys.name,
+                    ),
+                );
             }
         }
     }

@@ -8,6 +8,7 @@
 //!   component operations.
 
 pub(crate) mod bulk;
+pub(crate) mod columns;
 pub(crate) mod data;
 pub(crate) mod defer;
 pub(crate) mod instances;
@@ -15,6 +16,7 @@ pub(crate) mod spawn;
 pub(crate) mod step;
 pub(crate) mod world_query;
 
+pub use columns::Columns;
 pub use data::{Data, View};
 pub use defer::Defer;
 pub use spawn::{Bundle, Components, Spawned};

@@ -64,7 +64,7 @@ pub struct Adapters<'f, Cx: ContextDecl> {
 }
 
 /// Type-erased code for one system: one virtual call per system run.
-trait Adapter<Cx: ContextDecl>: Sync {
+pub(crate) trait Adapter<Cx: ContextDecl>: Sync {
     fn run(&self, cx: &Context<Cx>);
 }
 
@@ -210,6 +210,13 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
             after,
             _system: PhantomData,
         }));
+        self
+    }
+
+    /// Gives system `index` the code `adapter` (for adapters of other
+    /// kinds, such as column steps').
+    pub(crate) fn with_adapter(mut self, index: usize, adapter: Box<dyn Adapter<Cx> + 'f>) -> Self {
+        self.slots[index] = Some(adapter);
         self
     }
 

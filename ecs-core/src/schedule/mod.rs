@@ -7,6 +7,7 @@ mod executor;
 mod parallelism;
 mod team;
 
+pub(crate) use adapters::Adapter;
 pub use adapters::Adapters;
 pub(crate) use executor::execute;
 pub(crate) use parallelism::subtask_range;

@@ -87,9 +87,13 @@ pub fn context_docs(model: &Model) -> TokenStream {
             None => "—".to_string(),
         };
         doc.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | `{} | {} | {} | {} | {} | {} | {} |\n",
             s.name,
-            s.ty_name,
+            if s.columns.is_some() {
+                format!("{}` (column step)", s.ty_name)
+            } else {
+                format!("{}`", s.ty_name)
+            },
             list(
                 s.reads
                     .iter()

@@ -126,9 +126,10 @@ pub fn summary(model: &Model) -> String {
             .map(|&(d, _)| model.systems[d].name.to_string())
             .collect();
         out.push_str(&format!(
-            "  {}: {} read {} write {} after [{}]{}\n",
+            "  {}: {}{} read {} write {} after [{}]{}\n",
             s.name,
             s.ty_name,
+            if s.columns.is_some() { " (column step)" } else { "" },
             names(&s.reads, &s.resource_reads),
             names(&s.writes, &s.resource_writes),
             after.join(", "),

@@ -1,6 +1,7 @@
 //! Emits the context from the model. Codegen decides nothing: every decision
 //! is already in the model.
 
+mod columns;
 mod docs;
 mod inspect;
 mod many;
@@ -44,12 +45,14 @@ pub fn emit(model: &Model) -> TokenStream {
     let resources = resources::emit(model, &names);
     let save = save::emit(model, &names);
     let context = emit_context(model, &names);
+    let columns = columns::emit(model, &names);
     quote! {
         #context
         #storage
         #systems
         #resources
         #save
+        #columns
     }
 }
 

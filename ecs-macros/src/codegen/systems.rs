@@ -91,6 +91,8 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
     });
     let indices = 0..model.systems.len();
+    let bounds = (0..model.systems.len()).map(|i| super::columns::dispatch_bound(model, i, names));
+    let calls = (0..model.systems.len()).map(|i| super::columns::dispatch_call(model, i));
     let states_doc = format!("The state of every system of [`{context}`], given to [`{context}::with_systems`].");
     quote! {
         #[doc = #states_doc]
@@ -120,14 +122,15 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         // `cx` serves nothing else.
         unsafe impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A> for #context
         where
-            #(#tys: ::ecs::__private::System<#context, __A>,)*
+            #(#bounds,)*
         {
             unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
                 match index {
-                    // SAFETY: `dispatch`'s caller upholds `run_system`'s
-                    // contract (they are the same); `index` is this
-                    // system's, so `run_system` runs the system asked for.
-                    #(#indices => unsafe { cx.run_system::<#tys, __A>(args) },)*
+                    // SAFETY: `dispatch`'s caller upholds the contract of
+                    // `run_system` (and `run_column_system`: they are the
+                    // same); `index` is this system's, so the call runs the
+                    // system asked for, as its kind runs.
+                    #(#indices => unsafe { #calls },)*
                     _ => {}
                 }
             }

@@ -1,0 +1,20 @@
+use ecs::{ColumnSystem, Columns};
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+#[derive(Default)]
+pub struct Integrate;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position, Velocity: contiguous; }
+        systems { integrate: Integrate { kind: columns, read: [Velocity], write: [Position] } }
+    }
+}
+
+impl ColumnSystem<World> for Integrate {
+    fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+        columns.for_each_run::<(&Position, &mut Velocity)>(|(_, v)| v[0].0 = 0.0);
+    }
+}
+
+fn main() {}

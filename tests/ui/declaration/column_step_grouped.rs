@@ -1,0 +1,14 @@
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+pub struct Mass(pub f32);
+#[derive(Default)]
+pub struct Integrate;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position: contiguous; (Velocity, Mass): grouped; }
+        systems { integrate: Integrate { kind: columns, read: [Velocity], write: [Position] } }
+    }
+}
+
+fn main() {}
