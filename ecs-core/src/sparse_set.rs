@@ -406,7 +406,7 @@ impl Diff {
     /// (`first` the lowest gained id, `count` how many are gained, > 0): the
     /// highest gained id is then `first + count - 1`.
     fn gained_run(&self, first: usize, count: usize) -> Option<core::ops::Range<usize>> {
-        let (w, &word) = self.gain.iter().enumerate().rev().find(|(_, &w)| w != 0)?;
+        let (w, &word) = self.gain.iter().enumerate().rev().find(|&(_, &w)| w != 0)?;
         let last = w * 64 + 63 - word.leading_zeros() as usize;
         (last + 1 - first == count).then_some(first..last + 1)
     }

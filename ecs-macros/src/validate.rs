@@ -340,6 +340,7 @@ pub fn check_column_step_storages(model: &Model, cx: &mut Ctxt) {
                     Storage::SparseSet => "packed in the order entities got it, not by id",
                     Storage::HashMap => "in a hash map, not in a buffer",
                     Storage::Tag => "as presence bits only, with no values",
+                    Storage::Many(_) => "as sets of instances (`Many`), not one value per id",
                 };
                 cx.error_spanned(
                     path,
