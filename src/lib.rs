@@ -9,6 +9,7 @@ pub use ecs_core::{
     EntityId, EntityLimit, Exclusive, NoSuchEntity, Parallelism, Query, QueryIter, RefreshEvents, Roots, Settings,
     SharedQuery, SlotCore, SparseSet, Spawned, Step, System, SystemInfo, SystemOf, SystemSlot, View,
 };
+pub use ecs_core::{Liveness, NameError};
 pub use ecs_macros::declare_context;
 
 #[doc(hidden)]

@@ -30,6 +30,9 @@ mod entity;
 mod error;
 mod events;
 mod fn_queue;
+mod generations;
+mod liveness;
+mod names;
 mod proxy;
 mod query;
 mod reclaim;
@@ -51,6 +54,8 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
+pub use liveness::Liveness;
+pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, Components, Data, Defer, Spawned, Step, View};

@@ -22,7 +22,7 @@ use core::ops::{Deref, DerefMut, Range};
 /// entity's item, and is what a [`Data`] dereferences to. [`Data`]'s
 /// documentation lays out which accessor reaches what, on every proxy.
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
-    cx: &'a Context<Cx>,
+    pub(crate) cx: &'a Context<Cx>,
     set: &'a SparseSet,
     /// The ids `set` holds when they are one ascending run (as `run_start`
     /// reports it), so that a membership test is a comparison.

@@ -10,6 +10,7 @@
 pub(crate) mod bulk;
 pub(crate) mod data;
 pub(crate) mod defer;
+pub(crate) mod names;
 pub(crate) mod spawn;
 pub(crate) mod step;
 pub(crate) mod world_query;
