@@ -128,7 +128,7 @@ impl Generations {
     }
 
     /// How many chunks are allocated (tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     fn allocated(&self) -> usize {
         self.chunks.iter().filter(|c| c.get().is_some()).count()
     }

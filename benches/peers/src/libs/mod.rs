@@ -9,15 +9,22 @@ mod ecs;
 mod gecs;
 mod hecs;
 mod legion;
+mod move_collide_render;
 mod shipyard;
 mod specs;
 
 use crate::harness::Bench;
 use crate::workload::{Lib, Workload};
+/// Seed 002's components and per-entity code, for `expect`.
+pub use move_collide_render as mcr;
 
 /// The implementation `lib` of workload `w`, set up; `None` when the crate
 /// cannot express the workload.
 pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
+    // Seed 002's workload keeps every implementation in its own module.
+    if w == Workload::MoveCollideRender {
+        return move_collide_render::make(lib);
+    }
     match lib {
         Lib::Baseline => Some(baseline::make(w)),
         Lib::Best => Some(best::make(w)),
