@@ -45,14 +45,14 @@ fn agrees(mut frame: impl FnMut() -> (u32, u64), frames: usize) {
 
 #[test]
 fn fixed_on_one_thread() {
-    let mut cx = Fixed::scene(None);
+    let mut cx = Fixed::with_scene(None);
     agrees(|| cx.frame(), 40);
 }
 
 #[test]
 fn dynamic_split_on_one_and_two_threads() {
     for threads in [1, 2] {
-        let mut cx = Dynamic::scene(Some(threads));
+        let mut cx = Dynamic::with_scene(Some(threads));
         agrees(|| cx.frame(), 20);
         assert_eq!(
             cx.outputs::<Collide>().len(),
@@ -64,7 +64,7 @@ fn dynamic_split_on_one_and_two_threads() {
 
 #[test]
 fn split_per_core_on_two_threads() {
-    let mut cx = Split::scene(Some(2));
+    let mut cx = Split::with_scene(Some(2));
     agrees(|| cx.frame(), 20);
 }
 
@@ -77,5 +77,5 @@ fn the_first_frame_matches_a_plain_loop() {
         count += hits(&p, &e);
         checksum = checksum.wrapping_add(ink(&p));
     }
-    assert_eq!(Fixed::scene(Some(1)).frame(), (count, checksum));
+    assert_eq!(Fixed::with_scene(Some(1)).frame(), (count, checksum));
 }

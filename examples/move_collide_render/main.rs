@@ -28,7 +28,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut scene = Scene::scene(None);
+    let mut scene = Scene::with_scene(None);
     let mut by_hand = Handwritten::new();
     let (mut ecs_time, mut hand_time) = (0.0, 0.0);
     let mut last = (0, 0);

@@ -114,7 +114,7 @@ macro_rules! scene_context {
 
         impl $Name {
             /// A context holding the scene's entities.
-            pub fn scene(threads: Option<usize>) -> Self {
+            pub fn with_scene(threads: Option<usize>) -> Self {
                 let mut cx = Self::with_threads(
                     $Systems { movement: Move, collision: Collide, render: Render },
                     threads,
