@@ -2,9 +2,11 @@
 //! fixed rectangle, then Render folded into a checksum, every frame, in an
 //! ecs context and by hand, checked to agree frame by frame.
 //!
-//! `cargo run --release --example move_collide_render -- [FRAMES]`
-//! (default 600) prints the collision count and checksum of the last
-//! frame and each version's time per frame. The peer benchmark
+//! `cargo run --release --example move_collide_render -- [FRAMES] [ecs|handwritten]`
+//! (default 600 frames) prints the collision count and checksum of the
+//! last frame and each version's time per frame; naming one version runs
+//! only it (for `valgrind --tool=callgrind`, whose instruction counts the
+//! machine's load does not change). The peer benchmark
 //! (`benches/peers`, workload `move_collide_render`) measures the same
 //! frame against bevy_ecs and hecs.
 
@@ -28,6 +30,24 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(only) = std::env::args().nth(2) {
+        let last = match only.as_str() {
+            "ecs" => {
+                let mut scene = Scene::with_scene(None);
+                (0..frames).fold((0, 0), |_, _| scene.frame())
+            }
+            "handwritten" => {
+                let mut by_hand = Handwritten::new();
+                (0..frames).fold((0, 0), |_, _| by_hand.frame())
+            }
+            other => {
+                eprintln!("usage: move_collide_render [FRAMES] [ecs|handwritten]: not {other:?}");
+                std::process::exit(2);
+            }
+        };
+        println!("{only}: last frame {} collisions, checksum {:#018x}", last.0, last.1);
+        return;
+    }
     let mut scene = Scene::with_scene(None);
     let mut by_hand = Handwritten::new();
     let (mut ecs_time, mut hand_time) = (0.0, 0.0);

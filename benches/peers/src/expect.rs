@@ -152,7 +152,7 @@ impl Bits for Position {
 /// number of rectangles meeting the wall and the checksum of the positions,
 /// as a plain loop over `initial` computes them.
 pub fn move_collide_render(count: u32, checksum: u64) -> Check {
-    use crate::libs::mcr::{advance, hits, initial, ink, ENTITIES};
+    use crate::libs::move_collide_render::{advance, hits, initial, ink, ENTITIES};
     record([count, checksum as u32, (checksum >> 32) as u32]);
     let (mut want_count, mut want_checksum) = (0, 0u64);
     for i in 0..ENTITIES {

@@ -9,14 +9,12 @@ mod ecs;
 mod gecs;
 mod hecs;
 mod legion;
-mod move_collide_render;
+pub mod move_collide_render;
 mod shipyard;
 mod specs;
 
 use crate::harness::Bench;
 use crate::workload::{Lib, Workload};
-/// Seed 002's components and per-entity code, for `expect`.
-pub use move_collide_render as mcr;
 
 /// The implementation `lib` of workload `w`, set up; `None` when the crate
 /// cannot express the workload.

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::expect::{self, Check};
-use ecs::{Data, System};
+use ::ecs::{Data, System};
 use std::hint::black_box;
 
 /// Move: position += velocity.
@@ -17,7 +17,7 @@ pub struct Collide;
 #[derive(Default)]
 pub struct Render;
 
-ecs::declare_context! {
+::ecs::declare_context! {
     pub context Scene {
         settings { entities: fixed(65_535), threads: 1 }
         components { Pos2, Vel2, Extent: contiguous; }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::expect::{self, Check};
-use hecs::{PreparedQuery, World};
+use ::hecs::{PreparedQuery, World};
 use std::hint::black_box;
 
 pub struct Frame {
@@ -26,18 +26,14 @@ impl Frame {
     }
 
     fn frame(&mut self) -> (u32, u64) {
-        for (_, (p, v)) in self.movement.query_mut(&mut self.world) {
+        for (p, v) in self.movement.query_mut(&mut self.world) {
             advance(p, v);
         }
-        let count = self
-            .collision
-            .query_mut(&mut self.world)
-            .map(|(_, (p, e))| hits(p, e))
-            .sum();
+        let count = self.collision.query_mut(&mut self.world).map(|(p, e)| hits(p, e)).sum();
         let checksum = self
             .render
             .query_mut(&mut self.world)
-            .fold(0u64, |s, (_, p)| s.wrapping_add(ink(p)));
+            .fold(0u64, |s, p| s.wrapping_add(ink(p)));
         (count, checksum)
     }
 }
