@@ -5,6 +5,8 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
+use crate::liveness::Liveness;
+use crate::names::Names;
 use crate::proxy::{Data, Defer, Step};
 use crate::resource::Resource;
 use crate::schedule::Team;
@@ -90,6 +92,8 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) systems: Cx::Systems,
     pub(crate) resources: Cx::Resources,
     pub(crate) subscriptions: Subscriptions,
+    /// The entities' names, from the first entity named on (`names.rs`).
+    pub(crate) names: Option<Box<Names>>,
     team: Option<Team>,
     pub(crate) threads: usize,
 }
@@ -183,6 +187,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             systems: Cx::new_systems(states),
             resources: Cx::new_resources(resources),
             subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
+            names: None,
             team,
             threads,
         }
@@ -316,6 +321,20 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// ```
     pub fn is_alive(&self, e: Entity) -> bool {
         self.entities.is_alive(e)
+    }
+
+    /// A handle that checks from any thread, without locks, whether an
+    /// entity is alive while this context runs steps: see [`Liveness`].
+    /// The first call creates the table it reads (and from then on every
+    /// creation, kill and reclamation updates it); later calls share it.
+    pub fn liveness(&mut self) -> Liveness {
+        Liveness::new(self.entities.shared_generations())
+    }
+
+    /// The live entity named `name` (see [`Defer::set_name`]).
+    pub fn named(&self, name: &str) -> Option<Entity> {
+        let e = self.names.as_ref()?.get(name)?;
+        self.entities.is_alive(e).then_some(e)
     }
 
     /// The id of a live entity until the next refresh: the id that

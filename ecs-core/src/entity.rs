@@ -29,6 +29,8 @@
 
 use crate::bitset::ComponentSet;
 use crate::error::EntityLimit;
+use crate::generations::Generations;
+use std::sync::Arc;
 
 /// The index of an entity in the context's tables, valid until the next
 /// refresh.
@@ -329,6 +331,12 @@ pub struct Entities<B> {
     matched: bool,
     alive: usize,
     limit: EntityLimit,
+    /// The generation table other threads read, once a
+    /// [`Liveness`](crate::Liveness) handle was asked for: kept equal to
+    /// `meta` (each slot's generation, and whether its entity is alive)
+    /// by every creation, kill and reclamation. `None` until then, so a
+    /// context that never hands one out pays a branch per change.
+    shared: Option<Arc<Generations>>,
 }
 
 impl<B: ComponentSet> Entities<B> {
@@ -358,6 +366,7 @@ impl<B: ComponentSet> Entities<B> {
             matched,
             alive: 0,
             limit,
+            shared: None,
         }
     }
 
@@ -433,6 +442,7 @@ impl<B: ComponentSet> Entities<B> {
         } else {
             let slot = self.meta.len() as u32;
             self.meta.push(Meta::alive(0, index, false));
+            self.publish(slot, 0, true);
             self.slot_of.push(slot);
             self.bits.push(*bits);
             self.mark_dirty(slot);
@@ -460,6 +470,7 @@ impl<B: ComponentSet> Entities<B> {
         let meta = &mut self.meta[slot as usize];
         *meta = Meta::alive(meta.generation(), index, meta.dirty());
         let generation = meta.generation();
+        self.publish(slot, generation, true);
         self.slot_of.push(slot);
         self.bits.push(*bits);
         self.mark_dirty(slot);
@@ -497,6 +508,11 @@ impl<B: ComponentSet> Entities<B> {
             .extend((0..fresh as u32).map(|k| Meta::alive(0, index + k, matched)));
         // Below `id_limit` (checked by `room`), so every slot fits in a `u32`.
         let slots = first as u32..(first + fresh) as u32;
+        if let Some(shared) = &self.shared {
+            for slot in slots.clone() {
+                shared.set(slot, 0, true);
+            }
+        }
         self.slot_of.extend(slots.clone());
         self.bits.resize(self.slot_of.len(), *bits);
         if matched {
@@ -670,6 +686,8 @@ impl<B: ComponentSet> Entities<B> {
         match self.meta.get_mut(slot as usize) {
             Some(m) if m.life() == Life::Alive => {
                 m.tag |= DYING;
+                let generation = m.generation();
+                self.publish(slot, generation, false);
                 self.alive -= 1;
                 self.dying.push(slot);
                 self.mark_dirty(slot);
@@ -734,6 +752,8 @@ impl<B: ComponentSet> Entities<B> {
         self.holes.push(meta.index());
         meta.tag = meta.generation().wrapping_add(1) & !DYING;
         meta.place = NO_ID | (meta.place & DIRTY);
+        let generation = meta.generation();
+        self.publish(slot, generation, false);
         self.free.push(slot);
         self.free_unsorted = true;
     }
@@ -886,6 +906,50 @@ impl<B: ComponentSet> Entities<B> {
     pub(crate) fn set_generation(&mut self, slot: u32, generation: u32) {
         let meta = &mut self.meta[slot as usize];
         meta.tag = generation | (meta.tag & DYING);
+        self.publish(slot, generation, false);
+    }
+
+    /// Records a slot's new state in the shared generation table, if one
+    /// was handed out.
+    #[inline(always)]
+    fn publish(&self, slot: u32, generation: u32, alive: bool) {
+        if let Some(shared) = &self.shared {
+            shared.set(slot, generation, alive);
+        }
+    }
+
+    /// The generation table other threads read, created (with every slot's
+    /// state) the first time it is asked for and kept up to date from then
+    /// on. A fixed table's is allocated whole now; a dynamic one's grows in
+    /// chunks that never move.
+    pub(crate) fn shared_generations(&mut self) -> Arc<Generations> {
+        let meta = &self.meta;
+        let limit = self.limit;
+        self.shared
+            .get_or_insert_with(|| {
+                let first = match limit {
+                    EntityLimit::Fixed(n) => n,
+                    EntityLimit::Dynamic { initial } => initial.max(meta.len()).max(1024),
+                };
+                let table = Generations::new(first);
+                for (slot, m) in meta.iter().enumerate() {
+                    table.set(slot as u32, m.generation(), m.life() == Life::Alive);
+                }
+                Arc::new(table)
+            })
+            .clone()
+    }
+}
+
+impl<B> Drop for Entities<B> {
+    /// Every entity reads dead through the [`Liveness`](crate::Liveness)
+    /// handles that outlive the table.
+    fn drop(&mut self) {
+        if let Some(shared) = &self.shared {
+            for (slot, m) in self.meta.iter().enumerate() {
+                shared.set(slot as u32, m.generation(), false);
+            }
+        }
     }
 }
 
@@ -1070,6 +1134,45 @@ mod tests {
         assert_eq!(t.bits.capacity(), 2, "fixed tables never grow");
     }
 
+    /// The shared table agrees with `is_alive` for every handle ever made,
+    /// whether it was asked for before or after the changes.
+    #[test]
+    fn the_shared_generations_follow_every_change() {
+        for limit in [EntityLimit::Fixed(8), EntityLimit::Dynamic { initial: 0 }] {
+            let mut t = E::new(limit);
+            let early = t.create().unwrap();
+            t.kill(early);
+            let mut handles = vec![early, t.create().unwrap()];
+            let shared = t.shared_generations();
+            let agree = |t: &E, handles: &[Entity]| {
+                for &e in handles {
+                    assert_eq!(shared.is_alive(e.slot, e.generation), t.is_alive(e), "{limit:?} {e:?}");
+                }
+            };
+            agree(&t, &handles);
+            reclaim(&mut t);
+            agree(&t, &handles);
+            let (reused, fresh) = t.create_run(3, &Bitset::<1>::default());
+            handles.extend(reused);
+            handles.extend(fresh.map(|slot| Entity { slot, generation: 0 }));
+            handles.push(t.create().unwrap());
+            agree(&t, &handles);
+            t.kill(handles[2]);
+            t.kill_id(EntityId(0));
+            agree(&t, &handles);
+            reclaim(&mut t);
+            handles.push(t.create().unwrap());
+            handles.push(t.create().unwrap());
+            agree(&t, &handles);
+            assert!(handles.iter().filter(|&&e| t.is_alive(e)).count() >= 4);
+            drop(t);
+            assert!(
+                handles.iter().all(|e| !shared.is_alive(e.slot, e.generation)),
+                "dropped: all dead"
+            );
+        }
+    }
+
     #[test]
     fn generation_wraps_and_stale_handle_stays_dead_until_wrap() {
         let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
@@ -1085,5 +1188,11 @@ mod tests {
         assert_eq!(c.generation, 0, "generations wrap to 0");
         assert!(!t.is_alive(b));
         assert!(t.is_alive(a), "a handle 2^32 generations old matches again: documented");
+        let shared = t.shared_generations();
+        assert!(
+            shared.is_alive(a.slot, a.generation),
+            "the shared table wraps the same way"
+        );
+        assert!(!shared.is_alive(b.slot, b.generation));
     }
 }

@@ -14,6 +14,11 @@
 //! - Systems only see entities matched to them, and matching is
 //!   brought up to date before systems run, so a system's iteration never
 //!   checks for a missing component.
+//! - Other threads check handles through a [`Liveness`] handle: a copy of
+//!   the generation table in atomic words, in chunks that never move, kept
+//!   only once someone asks for one (`generations.rs`).
+//! - Names (seed 002's tags) are run-time strings in a hash map allocated
+//!   at the first name, released when their entity is reclaimed.
 //! - Every public trait is safe to implement wrongly, `unsafe` with its
 //!   contract written out, or sealed; `SAFETY.md` in this crate lists each
 //!   one and every `unsafe` API: what the unsafe code relies on, and who
@@ -32,7 +37,10 @@ mod entity;
 mod error;
 mod events;
 mod fn_queue;
+mod generations;
+mod liveness;
 mod many;
+mod names;
 mod proxy;
 mod query;
 mod reclaim;
@@ -76,7 +84,9 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
+pub use liveness::Liveness;
 pub use many::{InstanceKey, Many};
+pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, Columns, Components, Data, Defer, Spawned, Step, View};

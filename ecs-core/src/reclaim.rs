@@ -62,6 +62,9 @@ impl<Cx: ContextDecl> Context<Cx> {
             Cx::remove_component(&mut self.storages, c, id);
         });
         self.entities.free_slot(slot);
+        if let Some(names) = &mut self.names {
+            names.release(slot);
+        }
         fire(Event::Reclaim(handle));
     }
 }

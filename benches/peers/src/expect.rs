@@ -147,3 +147,30 @@ impl Bits for Position {
         self.0.iter().map(|x| x.to_bits()).collect()
     }
 }
+
+/// `move_collide_render`: after one frame from the initial values, the
+/// number of rectangles meeting the wall and the checksum of the positions,
+/// as a plain loop over `initial` computes them.
+pub fn move_collide_render(count: u32, checksum: u64) -> Check {
+    use crate::libs::move_collide_render::{advance, hits, initial, ink, ENTITIES};
+    record([count, checksum as u32, (checksum >> 32) as u32]);
+    let (mut want_count, mut want_checksum) = (0, 0u64);
+    for i in 0..ENTITIES {
+        let (mut p, v, e) = initial(i);
+        advance(&mut p, &v);
+        want_count += hits(&p, &e);
+        want_checksum = want_checksum.wrapping_add(ink(&p));
+    }
+    if want_count == 0 || want_count as usize == ENTITIES {
+        return Err(format!(
+            "the workload is degenerate: {want_count} of {ENTITIES} rectangles meet the wall"
+        ));
+    }
+    if (count, checksum) == (want_count, want_checksum) {
+        Ok(())
+    } else {
+        Err(format!(
+            "after one frame: {count} collisions and checksum {checksum:#x}, expected {want_count} and {want_checksum:#x}"
+        ))
+    }
+}

@@ -67,7 +67,7 @@ use core::ops::{Deref, DerefMut, Range};
 /// assert_eq!(world.outputs::<Rank>().iter().sum::<u32>(), 3);
 /// ```
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
-    cx: &'a Context<Cx>,
+    pub(crate) cx: &'a Context<Cx>,
     set: &'a SparseSet,
     /// The ids `set` holds when they are one ascending run (as `run_start`
     /// reports it), so that a membership test is a comparison.

@@ -12,6 +12,7 @@ pub(crate) mod columns;
 pub(crate) mod data;
 pub(crate) mod defer;
 pub(crate) mod instances;
+pub(crate) mod names;
 pub(crate) mod spawn;
 pub(crate) mod step;
 pub(crate) mod world_query;

@@ -13,7 +13,7 @@ use ecs::{
     declare_context, Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity,
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
-use ecs::{ColumnSystem, Columns, InstanceKey, Many};
+use ecs::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
 use ecs::traits::{ColumnQuery, ColumnStepOf};
 use ecs::save;
 use ecs::traits::{CanReadResource, CanWriteResource, Resource, ResourceBounds};

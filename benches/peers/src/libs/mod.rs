@@ -9,6 +9,7 @@ mod ecs;
 mod gecs;
 mod hecs;
 mod legion;
+pub mod move_collide_render;
 mod shipyard;
 mod specs;
 
@@ -18,6 +19,10 @@ use crate::workload::{Lib, Workload};
 /// The implementation `lib` of workload `w`, set up; `None` when the crate
 /// cannot express the workload.
 pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
+    // Seed 002's workload keeps every implementation in its own module.
+    if w == Workload::MoveCollideRender {
+        return move_collide_render::make(lib);
+    }
     match lib {
         Lib::Baseline => Some(baseline::make(w)),
         Lib::Best => Some(best::make(w)),

@@ -1,0 +1,82 @@
+//! ecs: the three systems declared in order (`after`), run by `run_all`
+//! on the caller's thread; Collision and Render hand back their results
+//! as outputs.
+
+use super::*;
+use crate::expect::{self, Check};
+use ::ecs::{Data, System};
+use std::hint::black_box;
+
+/// Move: position += velocity.
+#[derive(Default)]
+pub struct Move;
+/// Collision: counts the rectangles meeting the wall.
+#[derive(Default)]
+pub struct Collide;
+/// Render: folds the positions into a checksum.
+#[derive(Default)]
+pub struct Render;
+
+::ecs::declare_context! {
+    pub context Scene {
+        settings { entities: fixed(65_535), threads: 1 }
+        components { Pos2, Vel2, Extent: contiguous; }
+        systems {
+            movement: Move { read: [Vel2], write: [Pos2] }
+            collision: Collide { read: [Pos2, Extent], after: [movement], output: u32 }
+            render: Render { read: [Pos2], after: [collision], output: u64 }
+        }
+    }
+}
+
+impl System<Scene> for Move {
+    fn process(&self, data: &mut Data<'_, Scene, Self>, _: &()) {
+        data.for_each::<(&mut Pos2, &Vel2)>(|(p, v)| advance(p, v));
+    }
+}
+
+impl System<Scene> for Collide {
+    fn process(&self, data: &mut Data<'_, Scene, Self>, _: &()) {
+        let mut count = 0;
+        data.for_each::<(&Pos2, &Extent)>(|(p, e)| count += hits(p, e));
+        *data.output() = count;
+    }
+}
+
+impl System<Scene> for Render {
+    fn process(&self, data: &mut Data<'_, Scene, Self>, _: &()) {
+        let mut checksum = 0u64;
+        data.for_each::<&Pos2>(|p| checksum = checksum.wrapping_add(ink(p)));
+        *data.output() = checksum;
+    }
+}
+
+pub struct Frame(Scene);
+
+impl Frame {
+    pub fn new() -> Self {
+        let mut scene = Scene::new();
+        scene.step(|p| {
+            p.spawn_batch((0..ENTITIES).map(initial)).expect("room").for_each(drop);
+        });
+        Frame(scene)
+    }
+
+    fn frame(&mut self) -> (u32, u64) {
+        self.0.step(|p| {
+            p.run_all(&());
+            (p.outputs::<Collide>()[0], p.outputs::<Render>()[0])
+        })
+    }
+}
+
+impl Bench for Frame {
+    fn run(&mut self) {
+        black_box(self.frame());
+    }
+
+    fn check(&mut self) -> Check {
+        let (count, checksum) = self.frame();
+        expect::move_collide_render(count, checksum)
+    }
+}
