@@ -47,10 +47,10 @@ fn add_uninit_slots<T>(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, len: usize) 
 impl<T> Contiguous<T> {
     /// An empty column with slots for ids below `ids`.
     pub fn with_capacity(ids: usize) -> Self {
-        let mut slots = Vec::with_capacity(ids);
-        // SAFETY: the capacity is at least `ids`, and an uninitialised
-        // `UnsafeCell<MaybeUninit<T>>` is a valid one.
-        unsafe { slots.set_len(ids) };
+        // `Vec::new` and a `reserve`, whose work is not generic, rather than
+        // `with_capacity`, whose expansion would be compiled for each type.
+        let mut slots = Vec::new();
+        add_uninit_slots(&mut slots, ids);
         Self {
             slots,
             present: Presence::with_capacity(ids),

@@ -187,6 +187,11 @@ impl<G: Group> Grouped<G> {
 
 impl<G: Group> Drop for Grouped<G> {
     fn drop(&mut self) {
+        // Members without drop glue: the buffers free the memory, and no
+        // code is compiled for them here.
+        if !core::mem::needs_drop::<G>() {
+            return;
+        }
         let Self { slots, masks } = self;
         // Every member of every id, one at a time, so that a panicking
         // `drop` stops no other (not even the next member of its tuple).

@@ -97,11 +97,10 @@ impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
         let (owners, index) = ids::with_capacity(cap);
-        Self {
-            values: Vec::with_capacity(cap),
-            owners,
-            index,
-        }
+        // As `with_capacity`, with less code compiled for each type.
+        let mut values = Vec::new();
+        values.reserve_exact(cap);
+        Self { values, owners, index }
     }
 }
 
@@ -138,7 +137,11 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             // (the buffer keeps its memory).
             self.index.fill(ABSENT);
             self.owners.clear();
-            drop_all(&mut self.values);
+            if core::mem::needs_drop::<T>() {
+                drop_all(&mut self.values);
+            } else {
+                self.values.clear();
+            }
         } else {
             drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
         }
@@ -203,8 +206,11 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 impl<T> Drop for SparseSetStorage<T> {
     fn drop(&mut self) {
         // Every value, even after panicking `drop`s (a `Vec` aborts at the
-        // second).
-        drop_all(&mut self.values);
+        // second). Values without drop glue: the `Vec` frees the memory,
+        // and no code is compiled for them here.
+        if core::mem::needs_drop::<T>() {
+            drop_all(&mut self.values);
+        }
     }
 }
 
