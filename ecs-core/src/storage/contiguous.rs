@@ -264,7 +264,7 @@ unsafe fn move_slot(base: *mut u8, size: usize, present: &mut Presence, f: usize
         unsafe { core::ptr::swap_nonoverlapping(from, to, size) };
     } else {
         present.remove(f);
-        // SAFETY: as above, and the copy is untyped: slot `f`'s bit is clear
+        // SAFETY: the caller's contract, with `size` this arm's `N`. and the copy is untyped: slot `f`'s bit is clear
         // now, so its bytes are never read as a value again before being
         // rewritten, and slot `t` held no value to overwrite.
         unsafe { copy_bytes(from, to, size) };
@@ -290,17 +290,21 @@ pub(super) unsafe fn copy_bytes(from: *const u8, to: *mut u8, size: usize) {
         // alignment 1, and the copy is untyped whatever the pointee type.
         unsafe { core::ptr::copy_nonoverlapping(from.cast::<[u8; N]>(), to.cast::<[u8; N]>(), 1) }
     }
-    // SAFETY (each arm): `size` is the arm's `N`; the caller's contract.
-    unsafe {
-        match size {
-            1 => fixed::<1>(from, to),
-            2 => fixed::<2>(from, to),
-            4 => fixed::<4>(from, to),
-            8 => fixed::<8>(from, to),
-            12 => fixed::<12>(from, to),
-            16 => fixed::<16>(from, to),
-            _ => core::ptr::copy_nonoverlapping(from, to, size),
-        }
+    match size {
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        1 => unsafe { fixed::<1>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        2 => unsafe { fixed::<2>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        4 => unsafe { fixed::<4>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        8 => unsafe { fixed::<8>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        12 => unsafe { fixed::<12>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        16 => unsafe { fixed::<16>(from, to) },
+        // SAFETY: the caller's contract.
+        _ => unsafe { core::ptr::copy_nonoverlapping(from, to, size) },
     }
 }
 
