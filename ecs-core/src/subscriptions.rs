@@ -147,6 +147,28 @@ impl Subscriptions {
                 }
             })
             .collect();
+        // Killed entities (rare here: none unless kills and bulk changes
+        // meet in one refresh).
+        let dying: Vec<EntityId> = entities.dying_ids().collect();
+        let alive = |id: EntityId| entities.is_id_alive(id);
+        self.apply(&mut SetsOf::<Cx>(systems), &changes, &dying, &alive, report);
+    }
+
+    /// Applies each system's changes found by [`rematch`](Self::rematch)
+    /// (`changes[i]` is system `i`'s, empty for unaffected systems): the
+    /// part that does not depend on the context, compiled once. `dying`
+    /// are the killed entities' ids, `alive` says whether an id is a live
+    /// entity's.
+    #[inline(never)]
+    fn apply(
+        &mut self,
+        sets: &mut dyn Sets,
+        changes: &[Diff],
+        dying: &[EntityId],
+        alive: &dyn Fn(EntityId) -> bool,
+        report: Option<&mut dyn FnMut(usize, EntityId, bool)>,
+    ) {
+        let count = self.owner.len();
         // Splits first, against the sets as they were.
         let mut split = false;
         for o in 0..count {
@@ -169,8 +191,7 @@ impl Subscriptions {
                 for j in class {
                     self.owner[j] = i;
                 }
-                let set = Cx::slot_core(systems, o).subscribers.clone();
-                Cx::slot_core_mut(systems, i).subscribers = set;
+                *sets.set_mut(i) = sets.set(o).clone();
                 split = true;
             }
         }
@@ -181,26 +202,26 @@ impl Subscriptions {
         // systems sharing it have the same).
         for (i, diff) in changes.iter().enumerate() {
             if self.owner[i] == i && !diff.is_empty() {
-                Cx::slot_core_mut(systems, i).subscribers.apply(diff);
+                sets.set_mut(i).apply(diff);
             }
         }
         // The diffs went by components alone: a killed entity holding a
         // signature was gained (never lost: no set held it). It leaves again
         // before anyone sees it, unreported.
-        if entities.has_dying() {
+        if !dying.is_empty() {
             for (i, diff) in changes.iter().enumerate() {
                 if self.owner[i] == i && !diff.is_empty() {
-                    let set = &mut Cx::slot_core_mut(systems, i).subscribers;
-                    entities.dying_ids().for_each(|id| {
+                    let set = sets.set_mut(i);
+                    for &id in dying {
                         set.remove_later(id);
-                    });
+                    }
                 }
             }
         }
         if let Some(report) = report {
             for (i, diff) in changes.iter().enumerate() {
                 diff.gained()
-                    .filter(|&k| entities.is_id_alive(EntityId(k)))
+                    .filter(|&k| alive(EntityId(k)))
                     .for_each(|k| report(i, EntityId(k), true));
                 diff.lost().for_each(|k| report(i, EntityId(k), false));
             }
@@ -245,5 +266,27 @@ impl Subscriptions {
                 f(&mut Cx::slot_core_mut(systems, i).subscribers);
             }
         }
+    }
+}
+
+/// The subscriber sets of a context's systems, by system index: what the
+/// parts of [`Subscriptions`] compiled once (not per context) reach them by.
+trait Sets {
+    /// The set of system `i`.
+    fn set(&self, i: usize) -> &SparseSet;
+    /// The set of system `i`, mutably.
+    fn set_mut(&mut self, i: usize) -> &mut SparseSet;
+}
+
+/// The sets of the systems of context `Cx`.
+struct SetsOf<'a, Cx: ContextDecl>(&'a mut Cx::Systems);
+
+impl<Cx: ContextDecl> Sets for SetsOf<'_, Cx> {
+    fn set(&self, i: usize) -> &SparseSet {
+        &Cx::slot_core(self.0, i).subscribers
+    }
+
+    fn set_mut(&mut self, i: usize) -> &mut SparseSet {
+        &mut Cx::slot_core_mut(self.0, i).subscribers
     }
 }

@@ -72,7 +72,9 @@ impl<T> Contiguous<T> {
     /// assert_eq!(column.get(id), Some(&7));
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
-        let mut slots = Vec::with_capacity(ids);
+        // `Vec::new` and a `reserve`, whose work is not generic, rather than
+        // `with_capacity`, whose expansion would be compiled for each type.
+        let mut slots = Vec::new();
         add_uninit_slots(&mut slots, ids);
         Self {
             slots,
@@ -202,19 +204,12 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         if t >= self.slots.len() {
             self.grow(t);
         }
-        if self.present.get(t) {
-            // An unclaimed value at `to`: the two swap, nothing is dropped.
-            self.slots.swap(f, t);
-        } else {
-            self.present.remove(f);
-            // SAFETY: slot `f` was initialised (its bit was set, so `f <
-            // slots.len()`); its bit is clear now, so the value moved out is
-            // not read again before being rewritten.
-            let value = unsafe { self.slots[f].get_mut().assume_init_read() };
-            // Slot `t` was not initialised: nothing is overwritten.
-            self.slots[t].get_mut().write(value);
-            self.present.insert(t);
-        }
+        let base = self.slots.as_mut_ptr().cast::<u8>();
+        // SAFETY: slots `f` and `t` are in the buffer (`f` holds a value, so
+        // `f < slots.len()`; `t` was grown for above) and distinct, slot `i`
+        // starting at byte `i * size_of::<T>()` of `base` (an `UnsafeCell<
+        // MaybeUninit<T>>` has the layout of `T`), and `f` holds a value.
+        unsafe { move_slot(base, core::mem::size_of::<T>(), &mut self.present, f, t) };
     }
 
     #[inline]
@@ -269,6 +264,72 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         let cell = unsafe { self.slots.get_unchecked(id.index()) };
         // SAFETY: `UnsafeCell::get` never returns null.
         unsafe { NonNull::new_unchecked(cell.get().cast::<T>()) }
+    }
+}
+
+/// Moves the value of slot `f` to slot `t` of a buffer of `size`-byte
+/// slots, with its presence bit: the part of [`Contiguous::relocate`] that
+/// does not depend on the component type (moving a value is copying its
+/// bytes), compiled once. An unclaimed value at `t` goes to `f` in exchange:
+/// nothing is dropped.
+///
+/// # Safety
+/// `base` points to a buffer holding slots `f` and `t` (`f != t`), each of
+/// `size` bytes, slot `i` at `base + i * size`, valid for reads and writes,
+/// whose bits in `present` are set exactly for the slots holding a value;
+/// slot `f` holds one.
+#[inline(never)]
+unsafe fn move_slot(base: *mut u8, size: usize, present: &mut Presence, f: usize, t: usize) {
+    // SAFETY: both slots are in the buffer (the caller's contract).
+    let (from, to) = unsafe { (base.add(f * size), base.add(t * size)) };
+    if present.get(t) {
+        // SAFETY: distinct slots of `size` bytes do not overlap. The swap is
+        // untyped, as moving values is: each slot holds the other's value,
+        // and both bits stay set.
+        unsafe { core::ptr::swap_nonoverlapping(from, to, size) };
+    } else {
+        present.remove(f);
+        // SAFETY: the caller's contract, with `size` this arm's `N`. and the copy is untyped: slot `f`'s bit is clear
+        // now, so its bytes are never read as a value again before being
+        // rewritten, and slot `t` held no value to overwrite.
+        unsafe { copy_bytes(from, to, size) };
+        present.insert(t);
+    }
+}
+
+/// Copies `size` bytes from `from` to `to`, as `copy_nonoverlapping` does
+/// (an untyped copy), with a copy of known size for the common sizes of
+/// components instead of a call of `memcpy`.
+///
+/// # Safety
+/// As `core::ptr::copy_nonoverlapping(from, to, size)`.
+#[inline]
+pub(super) unsafe fn copy_bytes(from: *const u8, to: *mut u8, size: usize) {
+    /// Copies `N` bytes (arrays of bytes: no alignment needed).
+    ///
+    /// # Safety
+    /// As `copy_bytes` with `size == N`.
+    #[inline(always)]
+    unsafe fn fixed<const N: usize>(from: *const u8, to: *mut u8) {
+        // SAFETY: the caller's contract, for `N` bytes; `[u8; N]` has
+        // alignment 1, and the copy is untyped whatever the pointee type.
+        unsafe { core::ptr::copy_nonoverlapping(from.cast::<[u8; N]>(), to.cast::<[u8; N]>(), 1) }
+    }
+    match size {
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        1 => unsafe { fixed::<1>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        2 => unsafe { fixed::<2>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        4 => unsafe { fixed::<4>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        8 => unsafe { fixed::<8>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        12 => unsafe { fixed::<12>(from, to) },
+        // SAFETY: the caller's contract, with `size` this arm's `N`.
+        16 => unsafe { fixed::<16>(from, to) },
+        // SAFETY: the caller's contract.
+        _ => unsafe { core::ptr::copy_nonoverlapping(from, to, size) },
     }
 }
 

@@ -20,20 +20,29 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// after the item was taken. Catching costs nothing until a panic happens
 /// (one `catch_unwind` per panic, not per item).
 pub(crate) fn drop_each<I: Iterator>(mut items: I, mut drop_one: impl FnMut(I::Item)) {
-    let mut panics = Panics::default();
-    loop {
-        let rest = catch_unwind(AssertUnwindSafe(|| {
-            // `next` each time (a `for` loop): no internal iteration whose
-            // state a panic could leave behind.
-            for item in items.by_ref() {
-                drop_one(item);
-            }
-        }));
-        match rest {
-            Ok(()) => break,
-            // Each panic consumed an item, so this loop ends.
-            Err(payload) => panics.keep(payload),
+    // The loop over the items is all that depends on their type (it is the
+    // code the optimiser sees whole, as in a plain `for` loop); catching,
+    // keeping and resuming panics is compiled once, in `until_done`.
+    until_done(&mut || {
+        // `next` each time (a `for` loop): no internal iteration whose
+        // state a panic could leave behind.
+        for item in items.by_ref() {
+            drop_one(item);
         }
+    });
+}
+
+/// Runs `rest` until it returns without panicking, then resumes the first
+/// panic it raised, if any (see [`drop_each`]): `rest` must consume at least
+/// one item before each panic, so that the loop ends.
+///
+/// Not generic and never inlined: every storage's drop loop shares it.
+#[inline(never)]
+fn until_done(rest: &mut dyn FnMut()) {
+    let mut panics = Panics::default();
+    // Each panic consumed an item, so this loop ends.
+    while let Err(payload) = catch_unwind(AssertUnwindSafe(&mut *rest)) {
+        panics.keep(payload);
     }
     panics.resume();
 }

@@ -113,6 +113,32 @@ group!(6; A 0, B 1, C 2, D 3, E 4, F 5);
 group!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 group!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
+/// Moves member `bit` of cell `f` to cell `t`, with its bit: the part of
+/// `GroupColumn::relocate` that does not depend on the types (moving a value
+/// is copying its bytes), compiled once. An unclaimed value at `t` goes to
+/// `f` in exchange: nothing is dropped.
+///
+/// # Safety
+/// `from` and `to` point to the member's field (`size` bytes, valid for
+/// reads and writes, not overlapping) in cells `f` and `t`; `masks[i]` has
+/// `bit` set exactly when cell `i`'s member is initialised, and `f`'s is.
+#[inline(never)]
+unsafe fn move_member(from: *mut u8, to: *mut u8, size: usize, masks: &mut [u8], bit: u8, f: usize, t: usize) {
+    if masks[t] & bit != 0 {
+        // An unclaimed value at `to`: the two swap, nothing is dropped.
+        // SAFETY: two distinct fields, both initialised; the swap is untyped,
+        // as moving values is, and both bits stay set.
+        unsafe { core::ptr::swap_nonoverlapping(from, to, size) };
+    } else {
+        // SAFETY: the member of `f` is initialised and that of `t` is not:
+        // the value moves (an untyped copy), and the bits say so below, so
+        // `f`'s bytes are not read as a value again before being rewritten.
+        unsafe { super::contiguous::copy_bytes(from, to, size) };
+        masks[f] &= !bit;
+        masks[t] |= bit;
+    }
+}
+
 /// One buffer of tuples for a group of components.
 ///
 /// Invariants: `masks[id]` has bit `i` set exactly when member `i` of
@@ -181,7 +207,11 @@ impl<G: Group> Grouped<G> {
     fn grow_to(&mut self, len: usize) {
         if len > self.slots.len() {
             self.slots.reserve_exact(len - self.slots.len());
-            self.slots.resize_with(len, || UnsafeCell::new(G::uninit()));
+            // SAFETY: the capacity is at least `len` (reserved above), and
+            // uninitialised slots are valid ones: every field of `G::Slots`
+            // is a `MaybeUninit` (`Group`'s contract). Not `resize_with`,
+            // whose iterator code would be compiled for every group.
+            unsafe { self.slots.set_len(len) };
             self.masks.resize(len, 0);
         }
     }
@@ -220,6 +250,11 @@ impl<G: Group> Grouped<G> {
 
 impl<G: Group> Drop for Grouped<G> {
     fn drop(&mut self) {
+        // Members without drop glue: the buffers free the memory, and no
+        // code is compiled for them here.
+        if !core::mem::needs_drop::<G>() {
+            return;
+        }
         let Self { slots, masks } = self;
         // Every member of every id, one at a time, so that a panicking
         // `drop` stops no other (not even the next member of its tuple).
@@ -318,17 +353,12 @@ unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
                 G::project(UnsafeCell::raw_get(cells.add(t))),
             )
         };
-        if g.masks[t] & (1 << I) != 0 {
-            // An unclaimed value at `to`: the two swap, nothing is dropped.
-            // SAFETY: two distinct live fields, both initialised.
-            unsafe { core::ptr::swap(pf, pt) };
-        } else {
-            // SAFETY: the member of `f` is initialised and that of `t` is
-            // not: the value moves, and the bits say so below.
-            unsafe { pt.write(pf.read()) };
-            g.masks[f] &= !(1 << I);
-            g.masks[t] |= 1 << I;
-        }
+        let size = core::mem::size_of::<<G as Member<I>>::Item>();
+        // SAFETY: `pf` and `pt` are the member's fields in the cells of `f`
+        // and `t` (distinct, live, each `size` bytes of a
+        // `MaybeUninit<Item>`), `masks` are the group's bits, bit `I` set
+        // exactly for the cells whose member is initialised, and `f`'s is.
+        unsafe { move_member(pf.cast(), pt.cast(), size, &mut g.masks, 1 << I, f, t) };
     }
 
     #[inline]

@@ -146,8 +146,12 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 
 impl<T> Drop for HashMapStorage<T> {
     fn drop(&mut self) {
-        // Every value, even after panicking `drop`s.
-        drop_each(self.map.drain(), drop);
+        // Every value, even after panicking `drop`s. Values without drop
+        // glue: the map frees the memory, and no code is compiled for them
+        // here.
+        if core::mem::needs_drop::<T>() {
+            drop_each(self.map.drain(), drop);
+        }
     }
 }
 

@@ -37,6 +37,51 @@ pub struct SparseSetStorage<T> {
     index: Vec<u32>,
 }
 
+/// The id-to-index map's operations that do not touch the values, on
+/// `owners` and `index` as [`SparseSetStorage`]'s invariant describes them:
+/// the cold ones (creation, relocation) are compiled once here rather than
+/// once per component type.
+mod ids {
+    use super::ABSENT;
+    use crate::entity::EntityId;
+
+    /// `index` and `owners` for `cap` ids.
+    #[inline(never)]
+    pub(super) fn with_capacity(cap: usize) -> (Vec<EntityId>, Vec<u32>) {
+        (Vec::with_capacity(cap), vec![ABSENT; cap])
+    }
+
+    /// Takes `id`, packed at `p`, out of the map the way `swap_remove(p)`
+    /// takes its value out of the packed values: the last packed id moves
+    /// to `p`. Inlined: `remove` is on the path of a system's or the step's
+    /// `remove`, where a call would cost more than these few instructions.
+    #[inline]
+    pub(super) fn swap_remove(owners: &mut Vec<EntityId>, index: &mut [u32], id: EntityId, p: usize) {
+        index[id.index()] = ABSENT;
+        owners.swap_remove(p);
+        if let Some(&moved) = owners.get(p) {
+            index[moved.index()] = p as u32;
+        }
+    }
+
+    /// Gives the value packed at `p`, owned by `from`, to `to`, and the
+    /// value `to` held, if any (one no entity claims), to `from`: the values
+    /// stay where they are packed, only their owners change.
+    #[inline(never)]
+    pub(super) fn relocate(owners: &mut [EntityId], index: &mut Vec<u32>, p: usize, from: EntityId, to: EntityId) {
+        if to.index() >= index.len() {
+            index.resize(to.index() + 1, ABSENT);
+        }
+        let q = index[to.index()];
+        index[to.index()] = p as u32;
+        owners[p] = to;
+        index[from.index()] = q;
+        if q != ABSENT {
+            owners[q as usize] = from;
+        }
+    }
+}
+
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
 // whose writes the scheduler coordinates per id.
 unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
@@ -80,11 +125,11 @@ impl<T> SparseSetStorage<T> {
 impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
-        Self {
-            values: Vec::with_capacity(cap),
-            owners: Vec::with_capacity(cap),
-            index: vec![ABSENT; cap],
-        }
+        let (owners, index) = ids::with_capacity(cap);
+        // As `with_capacity`, with less code compiled for each type.
+        let mut values = Vec::new();
+        values.reserve_exact(cap);
+        Self { values, owners, index }
     }
 }
 
@@ -109,12 +154,8 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.slot(id)?;
-        self.index[id.index()] = ABSENT;
         let value = self.values.swap_remove(p).into_inner();
-        self.owners.swap_remove(p);
-        if let Some(&moved) = self.owners.get(p) {
-            self.index[moved.index()] = p as u32;
-        }
+        ids::swap_remove(&mut self.owners, &mut self.index, id, p);
         Some(value)
     }
 
@@ -125,7 +166,11 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             // (the buffer keeps its memory).
             self.index.fill(ABSENT);
             self.owners.clear();
-            drop_each(self.values.drain(..), drop);
+            if core::mem::needs_drop::<T>() {
+                drop_all(&mut self.values);
+            } else {
+                self.values.clear();
+            }
         } else {
             drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
         }
@@ -135,18 +180,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         let Some(p) = self.slot(from) else {
             return;
         };
-        if to.index() >= self.index.len() {
-            self.index.resize(to.index() + 1, ABSENT);
-        }
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.
-        let q = self.index[to.index()];
-        self.index[to.index()] = p as u32;
-        self.owners[p] = to;
-        self.index[from.index()] = q;
-        if q != ABSENT {
-            self.owners[q as usize] = from;
-        }
+        ids::relocate(&mut self.owners, &mut self.index, p, from, to);
     }
 
     #[inline]
@@ -199,9 +235,31 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 impl<T> Drop for SparseSetStorage<T> {
     fn drop(&mut self) {
         // Every value, even after panicking `drop`s (a `Vec` aborts at the
-        // second).
-        drop_each(self.values.drain(..), drop);
+        // second). Values without drop glue: the `Vec` frees the memory,
+        // and no code is compiled for them here.
+        if core::mem::needs_drop::<T>() {
+            drop_all(&mut self.values);
+        }
     }
+}
+
+/// Empties `values`, dropping every value even when some `drop`s panic
+/// (what `drop_each(values.drain(..), drop)` does, without `Drain`'s code
+/// for each component type).
+fn drop_all<T>(values: &mut Vec<UnsafeCell<T>>) {
+    let len = values.len();
+    // SAFETY: from here the vector owns no value (a panic below leaks none
+    // twice: the vector no longer drops them); the values `0..len` are
+    // initialised and each is dropped once by `drop_each`, which hands out
+    // every index once, and `drop_in_place` leaves its value dropped even
+    // when it panics.
+    unsafe { values.set_len(0) };
+    let base = values.as_mut_ptr();
+    drop_each(0..len, |i| {
+        // SAFETY: `i < len`, the slot still holds its value (see above) and
+        // is dropped only here, once.
+        unsafe { core::ptr::drop_in_place(UnsafeCell::raw_get(base.add(i))) }
+    });
 }
 
 #[cfg(test)]
