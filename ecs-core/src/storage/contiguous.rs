@@ -289,7 +289,8 @@ unsafe fn move_slot(base: *mut u8, size: usize, present: &mut Presence, f: usize
         unsafe { core::ptr::swap_nonoverlapping(from, to, size) };
     } else {
         present.remove(f);
-        // SAFETY: the caller's contract, with `size` this arm's `N`. and the copy is untyped: slot `f`'s bit is clear
+        // SAFETY: both slots are in the buffer (the caller's contract), and
+        // the copy is untyped: slot `f`'s bit is clear
         // now, so its bytes are never read as a value again before being
         // rewritten, and slot `t` held no value to overwrite.
         unsafe { copy_bytes(from, to, size) };
