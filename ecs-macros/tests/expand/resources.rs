@@ -44,6 +44,12 @@ impl Game {
     /// Creates the context with every system and resource in its
     /// default state.
     ///
+    /// Exists when every system's state type implements `Default`:
+    /// that is all the `where` clause says (it is written with
+    /// `for<'__ecs>` so that a context whose states are not all
+    /// `Default` still compiles, without `new`). Otherwise, create
+    /// the context with [`with_systems`](Self::with_systems).
+    ///
     /// Starts no thread: the workers start when a step first has
     /// work for them.
     #[must_use]
