@@ -339,10 +339,11 @@ pub const fn is_valid(access: &[Access]) -> bool {
         if let Some((a, a_mut)) = access[i] {
             let mut j = i + 1;
             while j < access.len() {
-                if let Some((b, b_mut)) = access[j] {
-                    if a == b && (a_mut || b_mut) {
-                        return false;
-                    }
+                if let Some((b, b_mut)) = access[j]
+                    && a == b
+                    && (a_mut || b_mut)
+                {
+                    return false;
                 }
                 j += 1;
             }

@@ -266,10 +266,10 @@ impl<C> LoadColumn<C> {
 pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, column: LoadColumn<C>) {
     for (id, value) in column.values {
         let id = EntityId(id);
-        if let Some(e) = cx.entities().handle(id) {
-            if let Some((slot, id)) = cx.entities().resolve(e) {
-                drop(cx.insert_component::<C>((slot, id), value));
-            }
+        if let Some(e) = cx.entities().handle(id)
+            && let Some((slot, id)) = cx.entities().resolve(e)
+        {
+            drop(cx.insert_component::<C>((slot, id), value));
         }
     }
 }

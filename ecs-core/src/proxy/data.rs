@@ -374,23 +374,21 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // compiler may vectorise `f` across a block (see `block`): the
         // first `full` entities go in blocks, the rest one by one below.
         let mut done = 0;
-        if BLOCKS {
-            if let Some(start) = run {
-                let full = ids.len() - ids.len() % BLOCK;
-                while done < full {
-                    // SAFETY: as for `fetch` below, for each id of the block:
-                    // `start + done + j` is `ids[done + j]` (run invariant), and
-                    // `done + BLOCK <= ids.len()`. The block lives for this
-                    // iteration only, during which only its items reach the
-                    // values it borrows.
-                    let mut block = unsafe { Q::block(fetch, EntityId(start + done as u32)) };
-                    for j in 0..BLOCK {
-                        // SAFETY: `j < BLOCK`.
-                        let item = unsafe { Q::block_item(&mut block, j) };
-                        f(view, item);
-                    }
-                    done += BLOCK;
+        if BLOCKS && let Some(start) = run {
+            let full = ids.len() - ids.len() % BLOCK;
+            while done < full {
+                // SAFETY: as for `fetch` below, for each id of the block:
+                // `start + done + j` is `ids[done + j]` (run invariant), and
+                // `done + BLOCK <= ids.len()`. The block lives for this
+                // iteration only, during which only its items reach the
+                // values it borrows.
+                let mut block = unsafe { Q::block(fetch, EntityId(start + done as u32)) };
+                for j in 0..BLOCK {
+                    // SAFETY: `j < BLOCK`.
+                    let item = unsafe { Q::block_item(&mut block, j) };
+                    f(view, item);
                 }
+                done += BLOCK;
             }
         }
         for (k, &listed) in ids.iter().enumerate().skip(done) {

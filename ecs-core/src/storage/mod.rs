@@ -268,10 +268,10 @@ pub unsafe trait Column: Send + Sync {
     /// `insert` the default calls) aborts the process.
     #[inline]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        if let Some(value) = self.remove(from) {
-            if let Some(unclaimed) = self.insert(to, value) {
-                drop(self.insert(from, unclaimed));
-            }
+        if let Some(value) = self.remove(from)
+            && let Some(unclaimed) = self.insert(to, value)
+        {
+            drop(self.insert(from, unclaimed));
         }
     }
 
