@@ -174,3 +174,32 @@ pub fn move_collide_render(count: u32, checksum: u64) -> Check {
         ))
     }
 }
+
+/// `save` and `load`: the world loaded from what was saved holds exactly
+/// the entities saved, and the entity of each handle (or index) kept from
+/// the set-up has the values it was given.
+pub fn save_load(
+    entities: usize,
+    values: Vec<Option<(crate::libs::save_load::Position, crate::libs::save_load::Velocity)>>,
+) -> Check {
+    use crate::libs::save_load::{initial, ENTITIES};
+    record([entities as u32]);
+    count("entities after loading", entities, ENTITIES)?;
+    count("entities read back by handle", values.len(), ENTITIES)?;
+    for (i, got) in values.into_iter().enumerate() {
+        let Some((p, v)) = got else {
+            return Err(format!(
+                "entity {i}: no entity, or one missing a component, after loading"
+            ));
+        };
+        record(p.0.iter().chain(&v.0).map(|x| x.to_bits()));
+        if (p, v) != initial(i) {
+            return Err(format!(
+                "entity {i} after loading: {:?}, expected {:?}",
+                (p, v),
+                initial(i)
+            ));
+        }
+    }
+    Ok(())
+}

@@ -334,8 +334,9 @@ impl Results {
                 "Measured beside the table's implementations, in the same runs: `add` and `remove` per \
                  handle instead of `add_to_all` and `remove_from_all`, and the bulk calls with no system run \
                  (the change is then not yet matched to the system: not comparable with the others, shown \
-                 for what matching and running the system cost); and `heavy_compute` split into subtasks of 10 \
-                 entities instead of 50.\n\n",
+                 for what matching and running the system cost); `heavy_compute` split into subtasks of 10 \
+                 entities instead of 50; and `load` restoring into the context kept from the previous iteration \
+                 instead of a new one.\n\n",
             );
             s.push_str(&self.variants());
         }

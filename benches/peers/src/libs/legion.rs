@@ -27,7 +27,9 @@ pub fn make(w: Workload) -> Box<dyn Bench> {
         Workload::HeavyCompute => Box::new(HeavyCompute::new()),
         Workload::AddRemove => Box::new(AddRemove::new()),
         Workload::Schedule => Box::new(Schedule::new()),
-        Workload::MoveCollideRender => unreachable!("set up by libs::move_collide_render"),
+        Workload::MoveCollideRender | Workload::Save | Workload::Load => {
+            unreachable!("set up by libs::move_collide_render and libs::save_load")
+        }
     }
 }
 

@@ -10,6 +10,7 @@ mod gecs;
 mod hecs;
 mod legion;
 pub mod move_collide_render;
+pub mod save_load;
 mod shipyard;
 mod specs;
 
@@ -22,6 +23,10 @@ pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
     // Seed 002's workload keeps every implementation in its own module.
     if w == Workload::MoveCollideRender {
         return move_collide_render::make(lib);
+    }
+    // Issue 26's save and load likewise, with hecs as the only peer.
+    if matches!(w, Workload::Save | Workload::Load) {
+        return save_load::make(w, lib);
     }
     match lib {
         Lib::Baseline => Some(baseline::make(w)),
@@ -39,6 +44,9 @@ pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
 /// Other ways to write ecs's implementation of `w`, each with what it
 /// shows; measured beside the implementations in the same run.
 pub fn ecs_variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
+    if matches!(w, Workload::Save | Workload::Load) {
+        return save_load::variants(w);
+    }
     ecs::variants(w)
 }
 
