@@ -107,7 +107,7 @@ fn add_to_all_gives_the_component_to_every_holder_and_replaces_old_values() {
         let (mut ctx, es) = world(n);
         let hit = Arc::new(());
         let added = ctx.step(|p| p.add_to_all::<(Armor,), _>(|_| Hit(hit.clone())));
-        let armored = |k: usize| k % 3 == 0;
+        let armored = |k: usize| k.is_multiple_of(3);
         assert_eq!(added, es.iter().enumerate().filter(|&(k, _)| armored(k)).count());
         assert_eq!(Arc::strong_count(&hit), added + 1);
         assert_eq!(sorted(ctx.subscribers::<Wounded>()), ids(&ctx, &es, armored), "{n}");

@@ -234,7 +234,7 @@ where
     // Run 1: every instance emits; multiples of 3 with fewer than 3 grow one
     // (in place, so census sees it); 7 gains a spark and 8 loses its first
     // instance at the refresh.
-    let grown = |i: u32| i % 3 == 0 && instances(i) < 3;
+    let grown = |i: u32| i.is_multiple_of(3) && instances(i) < 3;
     let total: usize = (0..30).map(|i| instances(i) + grown(i) as usize).sum();
     assert_eq!(census(&mut *ctx), (30, total));
     ctx.step(|p| {

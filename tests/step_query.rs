@@ -26,7 +26,7 @@ fn kind(i: u32) -> u32 {
 
 /// Whether entity `i` of the first wave is killed in the step that queries.
 fn killed(i: u32) -> bool {
-    i % 5 == 0
+    i.is_multiple_of(5)
 }
 
 macro_rules! storage_case {
@@ -213,9 +213,9 @@ mod misc {
     fn runs_of_every_length() {
         let marked = |i: u32| match i {
             0..20 => true,
-            20..40 => i % 2 == 0,
+            20..40 => i.is_multiple_of(2),
             40..57 => false,
-            57..75 => i % 5 != 0,
+            57..75 => !i.is_multiple_of(5),
             _ => true,
         };
         let mut ctx = Small::new();

@@ -163,8 +163,8 @@ where
         for (i, &e) in es.iter().enumerate().skip(20) {
             let i = i as u32;
             assert_eq!(p.get::<Other>(e), Some(&Other(i)), "entity {i}");
-            assert_eq!(p.has::<Mark>(e), i % 2 == 0, "entity {i}");
-            let val = if i % 2 == 0 { vec![i, i] } else { vec![i] };
+            assert_eq!(p.has::<Mark>(e), i.is_multiple_of(2), "entity {i}");
+            let val = if i.is_multiple_of(2) { vec![i, i] } else { vec![i] };
             assert_eq!(p.get::<Val>(e), Some(&Val(val)), "entity {i}");
         }
     });

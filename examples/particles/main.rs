@@ -74,11 +74,12 @@ fn simulate(args: &Args) -> Result<(), Box<dyn Error>> {
         let mut observe = |sim: &mut dyn Simulation, step: usize| {
             bar.set_position(step as u64);
             bar.set_message(format!("{} alive, {} contacts", sim.alive(), sim.contacts()));
-            if let Some(dir) = &args.frames {
-                if step as u64 % args.every == 0 && frame_error.is_none() {
-                    let path = dir.join(format!("wave{index}_step{step:04}.png"));
-                    frame_error = frames::write(&path, &sim.particles()).err();
-                }
+            if let Some(dir) = &args.frames
+                && (step as u64).is_multiple_of(args.every)
+                && frame_error.is_none()
+            {
+                let path = dir.join(format!("wave{index}_step{step:04}.png"));
+                frame_error = frames::write(&path, &sim.particles()).err();
             }
         };
         let report = run::run_wave(sim.as_mut(), entities, args.seed, args.steps, &mut observe)?;
