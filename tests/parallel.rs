@@ -242,7 +242,10 @@ ecs::declare_context! {
 impl Meet {
     fn run(&self) {
         self.flags[self.me].store(true, Ordering::SeqCst);
-        let deadline = Instant::now() + Duration::from_secs(10);
+        // Long enough for the other thread to start under valgrind, which
+        // runs one thread at a time (10 s was not, once); the systems leave
+        // as soon as they meet.
+        let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if self.flags[1 - self.me].load(Ordering::SeqCst) {
                 self.met.fetch_add(1, Ordering::SeqCst);
