@@ -49,9 +49,9 @@ mod schedule;
 #[cfg(feature = "serde")]
 mod serde_save;
 mod sparse_set;
+pub mod storage;
 mod stream;
 mod stream_run;
-pub mod storage;
 mod subscriptions;
 mod system;
 mod system_cell;
@@ -97,5 +97,5 @@ pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
-pub use stream::{Consume, Stream, StreamOutput};
+pub use stream::{Consume, Consumes, Stream, StreamOutput};
 pub use system::{SlotCore, System, SystemSlot};

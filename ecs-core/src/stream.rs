@@ -262,7 +262,7 @@ impl<T: Send + Sync + 'static> StreamOutput for Stream<T> {
 ///     }
 /// }
 ///
-/// let mut world = World::with_threads(2);
+/// let mut world = World::with_threads(Default::default(), Some(2));
 /// world.step(|p| {
 ///     for i in 0..1000 {
 ///         p.spawn((Position(i as f32 / 10.0),)).unwrap();
@@ -285,6 +285,46 @@ pub trait Consume<Cx: ContextDecl, T, A: ?Sized = ()>: System<Cx, A> {
     /// # Examples
     /// See [`Consume`].
     fn consume(&mut self, data: &mut Data<'_, Cx, Self>, item: T, args: &A);
+}
+
+/// What `declare_context!` asks of a consumer whose producer's output is
+/// `O`: [`Consume`] of the items of `O`, which must be a [`Stream`].
+///
+/// Implemented for every [`Consume`] of a [`Stream`]'s items (and nothing
+/// else); written on the output type rather than on its items, so that a
+/// producer whose output is no `Stream` fails at one place, the check on
+/// its `output` type, rather than in every bound that names the items.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` streams a system whose output is `{O}`, but does not consume its items",
+    label = "no `impl ecs::Consume<{Cx}, Item, {A}> for {Self}`",
+    note = "implement `ecs::Consume<{Cx}, Item, {A}>` for `{Self}`, where the producer's output is `ecs::Stream<Item>`"
+)]
+pub trait Consumes<Cx: ContextDecl, O, A: ?Sized>: System<Cx, A> {
+    /// The items of `O`.
+    type Item: Send + Sync + 'static;
+    /// [`Consume::BATCH`].
+    const BATCH: usize;
+    /// [`Consume::CAPACITY`].
+    const CAPACITY: usize;
+    /// [`Consume::consume`].
+    fn consume_item(&mut self, data: &mut Data<'_, Cx, Self>, item: Self::Item, args: &A);
+    /// The stream `O` is.
+    fn stream(output: &mut O) -> &mut Stream<Self::Item>;
+}
+
+impl<Cx: ContextDecl, T: Send + Sync + 'static, A: ?Sized, C: Consume<Cx, T, A>> Consumes<Cx, Stream<T>, A> for C {
+    type Item = T;
+    const BATCH: usize = <C as Consume<Cx, T, A>>::BATCH;
+    const CAPACITY: usize = <C as Consume<Cx, T, A>>::CAPACITY;
+    #[inline]
+    fn consume_item(&mut self, data: &mut Data<'_, Cx, Self>, item: T, args: &A) {
+        self.consume(data, item, args);
+    }
+    #[inline]
+    fn stream(output: &mut Stream<T>) -> &mut Stream<T> {
+        output
+    }
 }
 
 /// The queue between a producer's subtasks and its consumer, for one run.
@@ -369,6 +409,17 @@ impl<T> Channel<T> {
     /// are any. With `wait`, sleeps until there are items, or `subtasks`
     /// have finished, or the run stops.
     pub(crate) fn take(&self, out: &mut Vec<T>, subtasks: usize, wait: bool) -> Taken {
+        self.take_until(out, subtasks, wait, None)
+    }
+
+    /// [`take`](Self::take), waiting at most until `deadline`.
+    pub(crate) fn take_until(
+        &self,
+        out: &mut Vec<T>,
+        subtasks: usize,
+        wait: bool,
+        deadline: Option<std::time::Instant>,
+    ) -> Taken {
         debug_assert!(out.is_empty());
         let mut queue = self.state.lock();
         loop {
@@ -387,7 +438,14 @@ impl<T> Channel<T> {
             if !wait {
                 return Taken::Empty;
             }
-            self.ready.wait(&mut queue);
+            match deadline {
+                Some(deadline) => {
+                    if self.ready.wait_until(&mut queue, deadline).timed_out() {
+                        return Taken::Empty;
+                    }
+                }
+                None => self.ready.wait(&mut queue),
+            }
         }
     }
 
@@ -528,7 +586,11 @@ mod tests {
         channel.finish_subtask(true);
         assert!(channel.stopped());
         let mut local = Vec::new();
-        assert_eq!(channel.take(&mut local, 2, true), Taken::Done, "does not wait for the other subtask");
+        assert_eq!(
+            channel.take(&mut local, 2, true),
+            Taken::Done,
+            "does not wait for the other subtask"
+        );
     }
 
     #[test]

@@ -26,16 +26,18 @@ use crate::context::{gather, Context, DropPendingOnUnwind};
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::Data;
 use crate::sparse_set::SparseSet;
-use crate::stream::{Channel, Consume, StreamOutput, Taken};
+use crate::stream::{Channel, Consumes, Stream, Taken};
 use crate::system::{Pending, System};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::sync::Arc;
 
-/// Times the consumer looks for items before running the first producer
-/// subtask itself, so that a helper can take it (with one subtask, the
-/// only way the two sides overlap).
-const FIRST_CLAIM_SPINS: u32 = 128;
+/// How long the consumer waits for a helper to claim the first producer
+/// subtask before running subtasks itself: with one subtask, a helper
+/// running it is the only way the two sides overlap. Bounded, so that a
+/// helper busy elsewhere (with another stream's producer, whose consumer
+/// may wait for this thread in turn) delays the run, never blocks it.
+const FIRST_CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl<Cx: ContextDecl> Context<Cx> {
     /// Runs producer `P` and its consumer `C` (declared `stream: [P]`) with
@@ -55,8 +57,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     pub unsafe fn run_stream<P, C, A>(&self, args: &A)
     where
         P: System<Cx, A>,
-        P::Output: StreamOutput,
-        C: Consume<Cx, <P::Output as StreamOutput>::Item, A>,
+        C: Consumes<Cx, P::Output, A>,
         A: ?Sized + Sync,
     {
         let p_slot = P::slot(&self.systems);
@@ -93,7 +94,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             .zip(p_scratch.0.iter_mut())
             .map(Mutex::new)
             .collect();
-        let run = StreamRun::<'_, Cx, P, A> {
+        let run = StreamRun::<'_, Cx, P, C::Item, A> {
             cx: self,
             state: p_state,
             set: p_set,
@@ -102,6 +103,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             next: AtomicUsize::new(0),
             channel: Arc::new(Channel::new(C::BATCH, C::CAPACITY)),
             slots,
+            as_stream: C::stream,
         };
         let consumer = (&mut *c_state, &mut c_outputs[0], &mut c_scratch.0[0]);
         match &self.team {
@@ -110,8 +112,10 @@ impl<Cx: ContextDecl> Context<Cx> {
                 let mut roles: Vec<_> = core::iter::once(Some(consumer))
                     .chain((0..helpers).map(|_| None))
                     .collect();
+                // `for_each_mut` queues the helpers' items (starting the pool)
+                // before it runs the consumer's, here.
                 team.for_each_mut(&mut roles, &|_, role| match role.take() {
-                    Some((state, output, pending)) => run.consume(c_set, state, output, pending, true),
+                    Some((state, output, pending)) => run.consume(c_set, state, output, pending, team.has_helpers()),
                     None => run.help(),
                 });
             }
@@ -150,10 +154,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 }
 
 /// What the consumer and the helpers share during one streamed run.
-struct StreamRun<'r, Cx: ContextDecl, P: SystemOf<Cx>, A: ?Sized>
-where
-    P::Output: StreamOutput,
-{
+struct StreamRun<'r, Cx: ContextDecl, P: SystemOf<Cx>, T, A: ?Sized> {
     cx: &'r Context<Cx>,
     state: &'r P,
     set: &'r SparseSet,
@@ -161,16 +162,15 @@ where
     subtasks: usize,
     /// The next producer subtask to claim (claims past `subtasks` find none).
     next: AtomicUsize,
-    channel: Arc<Channel<<P::Output as StreamOutput>::Item>>,
+    channel: Arc<Channel<T>>,
     /// Each producer subtask's output and pending changes; locked by the one
     /// thread that claimed the subtask, then by the consumer for its items.
     slots: Vec<Mutex<(&'r mut P::Output, &'r mut Pending<Cx>)>>,
+    /// The `Stream<T>` the producer's output is.
+    as_stream: fn(&mut P::Output) -> &mut Stream<T>,
 }
 
-impl<Cx: ContextDecl, P: System<Cx, A>, A: ?Sized + Sync> StreamRun<'_, Cx, P, A>
-where
-    P::Output: StreamOutput,
-{
+impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P, T, A> {
     /// The next subtask nobody claimed; subtasks claimed once the run stops
     /// are counted finished without running.
     fn claim(&self) -> Option<usize> {
@@ -208,7 +208,7 @@ where
         let mut pending = core::mem::take(&mut **pending_slot);
         P::reset_output(&mut output);
         if send {
-            output.as_stream().attach(self.channel.clone());
+            (self.as_stream)(&mut output).attach(self.channel.clone());
         }
         {
             // SAFETY: as in `run_system_with`: `set` holds `P`'s
@@ -220,16 +220,17 @@ where
                 unsafe { Data::<Cx, P>::new(self.cx, self.set, i, self.subtasks, &mut output, &mut pending) };
             self.state.process(&mut data, self.args);
         }
-        output.as_stream().finish();
+        (self.as_stream)(&mut output).finish();
         **output_slot = output;
         **pending_slot = pending;
     }
 
     /// The consumer: takes items until every subtask finished and every
     /// item was taken, running subtasks itself when there are none (at once
-    /// without helpers, `with_helpers` false); then `process` once. Skips
+    /// without helpers, `with_helpers` false; with helpers, after giving
+    /// them a moment to claim the first); then `process` once. Skips
     /// `process` if the run stopped (a producer subtask panicked).
-    fn consume<C: Consume<Cx, <P::Output as StreamOutput>::Item, A>>(
+    fn consume<C: Consumes<Cx, P::Output, A, Item = T>>(
         &self,
         set: &SparseSet,
         state: &mut C,
@@ -246,37 +247,42 @@ where
         // time are compatible with `C` (`run_stream`'s contract).
         let mut data = unsafe { Data::<Cx, C>::new(self.cx, set, 0, 1, output, pending) };
         let mut items = Vec::new();
-        let mut spins = if with_helpers { 0 } else { FIRST_CLAIM_SPINS };
+        let mut patient = with_helpers;
         loop {
             match self.channel.take(&mut items, self.subtasks, false) {
                 Taken::Items => {
                     for item in items.drain(..) {
-                        state.consume(&mut data, item, self.args);
+                        state.consume_item(&mut data, item, self.args);
                     }
                     continue;
                 }
                 Taken::Done => break,
                 Taken::Empty => {}
             }
-            // Nothing queued: give a helper the first subtask for a moment,
-            // then run one here.
-            if spins < FIRST_CLAIM_SPINS && self.next.load(Ordering::Relaxed) == 0 {
-                spins += 1;
-                if spins < FIRST_CLAIM_SPINS / 2 {
-                    core::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
+            // Nothing queued: give a helper the first subtask for a moment
+            // (it wakes this thread with its first batch), then run
+            // subtasks here.
+            if patient && self.next.load(Ordering::Relaxed) == 0 {
+                patient = false;
+                let deadline = std::time::Instant::now() + FIRST_CLAIM_PATIENCE;
+                match self.channel.take_until(&mut items, self.subtasks, true, Some(deadline)) {
+                    Taken::Items => {
+                        for item in items.drain(..) {
+                            state.consume_item(&mut data, item, self.args);
+                        }
+                    }
+                    Taken::Done => break,
+                    Taken::Empty => {}
                 }
                 continue;
             }
-            spins = FIRST_CLAIM_SPINS;
             if let Some(i) = self.claim() {
                 self.produce(i, false);
                 // The subtask's items, in the order it pushed them; the
                 // `Stream` gets this vector's memory back.
-                core::mem::swap(self.slots[i].lock().0.as_stream().items_mut(), &mut items);
+                core::mem::swap((self.as_stream)(self.slots[i].lock().0).items_mut(), &mut items);
                 for item in items.drain(..) {
-                    state.consume(&mut data, item, self.args);
+                    state.consume_item(&mut data, item, self.args);
                 }
                 continue;
             }
@@ -284,7 +290,7 @@ where
             match self.channel.take(&mut items, self.subtasks, true) {
                 Taken::Items => {
                     for item in items.drain(..) {
-                        state.consume(&mut data, item, self.args);
+                        state.consume_item(&mut data, item, self.args);
                     }
                 }
                 Taken::Done | Taken::Empty => break,
