@@ -571,6 +571,7 @@ mod tests {
             let mut local = Vec::new();
             assert_eq!(channel.take(&mut local, 1, true), Taken::Items);
             let taken = local.len();
+            assert_eq!(local[0].0, 0, "the first item first");
             drop(local);
             channel.close(true);
             producer.join().unwrap();
