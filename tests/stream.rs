@@ -356,3 +356,20 @@ fn on_two_threads_the_consumer_takes_items_while_the_producer_runs() {
     assert!(overlapped.load(Ordering::SeqCst) > 0, "no helper ever ran a subtask");
     assert_eq!(consumed.load(Ordering::SeqCst) % 32, 0, "every run consumed every item");
 }
+
+#[test]
+fn the_graph_shows_the_streaming_edge() {
+    let cx = Pipe::new();
+    assert!(
+        cx.dot(false)
+            .contains("\"produce\" -> \"consume\" [style=bold, color=blue, label=\"stream\"];"),
+        "{}",
+        cx.dot(false)
+    );
+    let summary = cx.summary();
+    assert!(
+        summary.contains("consume: Consumer read [] write [Sum] after [] stream [produce]"),
+        "{summary}"
+    );
+    assert!(summary.contains("produce -> consume (streams produce)"), "{summary}");
+}
