@@ -115,7 +115,12 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // `for_each_mut` queues the helpers' items (starting the pool)
                 // before it runs the consumer's, here.
                 team.for_each_mut(&mut roles, &|_, role| match role.take() {
-                    Some((state, output, pending)) => run.consume(c_set, state, output, pending, team.has_helpers()),
+                    // With one subtask, a helper running it is the only way
+                    // the two sides overlap: the consumer waits for one a
+                    // moment. With more, it starts on one at once.
+                    Some((state, output, pending)) => {
+                        run.consume(c_set, state, output, pending, subtasks == 1 && team.has_helpers())
+                    }
                     None => run.help(),
                 });
             }
@@ -226,17 +231,17 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
     }
 
     /// The consumer: takes items until every subtask finished and every
-    /// item was taken, running subtasks itself when there are none (at once
-    /// without helpers, `with_helpers` false; with helpers, after giving
-    /// them a moment to claim the first); then `process` once. Skips
-    /// `process` if the run stopped (a producer subtask panicked).
+    /// item was taken, running subtasks itself when there are none (with
+    /// `patient`, only after giving helpers a moment to claim the first);
+    /// then `process` once. Skips `process` if the run stopped (a producer
+    /// subtask panicked).
     fn consume<C: Consumes<Cx, P::Output, A, Item = T>>(
         &self,
         set: &SparseSet,
         state: &mut C,
         output: &mut C::Output,
         pending: &mut Pending<Cx>,
-        with_helpers: bool,
+        patient: bool,
     ) {
         // The consumer leaves however this ends: producers waiting for room
         // wake (and, on a panic, drop their batches and skip the rest).
@@ -247,7 +252,7 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
         // time are compatible with `C` (`run_stream`'s contract).
         let mut data = unsafe { Data::<Cx, C>::new(self.cx, set, 0, 1, output, pending) };
         let mut items = Vec::new();
-        let mut patient = with_helpers;
+        let mut patient = patient;
         loop {
             match self.channel.take(&mut items, self.subtasks, false) {
                 Taken::Items => {
