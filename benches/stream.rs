@@ -376,12 +376,8 @@ fn main() {
         }
     }
     let want = variants.velocities(3);
-    for k in 0..3 {
-        assert!(
-            variants.velocities(k) == want,
-            "`{}` computed other velocities",
-            NAMES[k]
-        );
+    for (k, name) in NAMES.iter().enumerate().take(3) {
+        assert!(variants.velocities(k) == want, "`{name}` computed other velocities");
     }
     let contacts = variants.streamed.system::<Solve>().contacts / (rounds + 1);
     let medians: Vec<Duration> = times.into_iter().map(median).collect();
