@@ -26,7 +26,9 @@
 //! subtask, in obstacle order, so the order across subtasks does not change
 //! the result (`Consume`'s "Ordering").
 //!
-//! `--rounds N` (default 31).
+//! `--rounds N` (default 31). `--only VARIANT --rounds N` runs one variant
+//! alone (`streamed`, `after`, `pipelined`, `serial`), to compare the CPU
+//! time each burns (`/usr/bin/time`), which timing under load hides.
 
 use ecs::{Consume, Data, Stream, System};
 use std::hint::black_box;
@@ -310,6 +312,7 @@ impl Hand {
 }
 
 const NAMES: [&str; 4] = ["streamed", "after", "hand-written, pipelined", "hand-written, serial"];
+const KEYS: [&str; 4] = ["streamed", "after", "pipelined", "serial"];
 
 struct Variants {
     streamed: Streamed,
@@ -365,6 +368,14 @@ fn main() {
     let arg = |name: &str| args.iter().skip_while(|a| *a != name).nth(1).cloned();
     let rounds: usize = arg("--rounds").and_then(|n| n.parse().ok()).unwrap_or(31);
     let mut variants = Variants::new();
+    if let Some(only) = arg("--only") {
+        let k = KEYS.iter().position(|&n| n == only).expect("a variant's key");
+        for _ in 0..rounds {
+            variants.run(k);
+        }
+        println!("{rounds} rounds of `{}`", NAMES[k]);
+        return;
+    }
     // Warm-up: pages touched, threads started.
     for k in 0..NAMES.len() {
         variants.run(k);
