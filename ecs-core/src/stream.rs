@@ -210,6 +210,18 @@ impl<T: Send + Sync + 'static> StreamOutput for Stream<T> {
 ///   `parallelism: none` on the producer, after the producer). This order
 ///   does not depend on timing.
 ///
+/// The consumer cannot read its producer's outputs or state (`outputs`,
+/// `system`): they are being written while it runs, so the producer is
+/// not among the systems it depends on.
+///
+/// Streams run under [`run_all`](crate::Step::run_all) and
+/// [`run_from`](crate::Step::run_from). When the consumer runs and its
+/// producer does not (`run_from::<(Consumer,)>`), the consumer runs alone,
+/// with no item: `before`, `process`, `after`. Under
+/// [`run_adapted`](crate::Step::run_adapted), which runs each system with
+/// the code its adapter gives, nothing streams: the producer's items stay
+/// in its outputs.
+///
 /// # Panics
 /// A panic in the producer or in the consumer reaches the caller of the
 /// step once both sides have stopped: items not consumed are dropped, each
