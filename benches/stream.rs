@@ -19,7 +19,10 @@
 //!   scoped thread detects contacts and sends them in batches of 64 through
 //!   a bounded `std::sync::mpsc::sync_channel` while the caller solves;
 //! - `hand-written, serial`: detection then solving on one thread, plain
-//!   `Vec`s (the plain baseline).
+//!   `Vec`s (the plain baseline);
+//! - `streamed, unsplit producer` and `after, unsplit producer`: the same
+//!   two with `collide` not split, where only streaming puts the second
+//!   thread to work.
 //!
 //! Every variant's velocities are checked bit for bit against the serial
 //! hand-written ones at the end: each particle's contacts come from one
@@ -138,18 +141,54 @@ ecs::declare_context! {
     }
 }
 
-impl System<Streamed> for Collide {
-    fn process(&self, data: &mut Data<'_, Streamed, Self>, _: &()) {
-        // `for_each` borrows `data`, so a subtask gathers its contacts and
-        // pushes them after: they leave in batches as `extend` fills them.
-        let found = collide(data.entities(), &self.obstacles, |f| data.for_each::<&Position>(f));
-        data.output().extend(found);
-    }
-
-    fn reset_output(stream: &mut Stream<Contact>) {
-        stream.clear();
+ecs::declare_context! {
+    /// `Streamed` with a producer that does not split: only streaming
+    /// overlaps the two.
+    pub context StreamedUnsplit {
+        settings { entities: fixed(20_000), threads: 2 }
+        components { Position, Velocity: contiguous; }
+        systems {
+            collide: Collide { read: [Position], output: Stream<Contact> }
+            solve: Solve { write: [Velocity], stream: [collide] }
+        }
     }
 }
+
+/// `Collide`'s, `Solve`'s impls for a streamed context.
+macro_rules! streamed_impls {
+    ($cx:ident) => {
+        impl System<$cx> for Collide {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                // `for_each` borrows `data`, so a subtask gathers its contacts
+                // and pushes them after: they leave in batches as `extend`
+                // fills them.
+                let found = collide(data.entities(), &self.obstacles, |f| {
+                    data.for_each::<&Position>(f)
+                });
+                data.output().extend(found);
+            }
+
+            fn reset_output(stream: &mut Stream<Contact>) {
+                stream.clear();
+            }
+        }
+
+        impl System<$cx> for Solve {
+            fn process(&self, _: &mut Data<'_, $cx, Self>, _: &()) {}
+        }
+
+        impl Consume<$cx, Contact> for Solve {
+            fn consume(&mut self, data: &mut Data<'_, $cx, Self>, c: Contact, _: &()) {
+                if let Some(v) = data.write::<Velocity>(c.id) {
+                    solve(v, c.nx, c.ny, c.depth);
+                }
+                self.contacts += 1;
+            }
+        }
+    };
+}
+streamed_impls!(Streamed);
+streamed_impls!(StreamedUnsplit);
 
 /// The contacts of the entities `ids`, whose positions `for_each` visits in
 /// the same order.
@@ -175,19 +214,6 @@ fn collide(
         });
     });
     found
-}
-
-impl System<Streamed> for Solve {
-    fn process(&self, _: &mut Data<'_, Streamed, Self>, _: &()) {}
-}
-
-impl Consume<Streamed, Contact> for Solve {
-    fn consume(&mut self, data: &mut Data<'_, Streamed, Self>, c: Contact, _: &()) {
-        if let Some(v) = data.write::<Velocity>(c.id) {
-            solve(v, c.nx, c.ny, c.depth);
-        }
-        self.contacts += 1;
-    }
 }
 
 /// Detects contacts; read after.
@@ -217,31 +243,52 @@ ecs::declare_context! {
     }
 }
 
-impl System<After> for CollideAll {
-    fn process(&self, data: &mut Data<'_, After, Self>, _: &()) {
-        let found = collide(data.entities(), &self.obstacles, |f| data.for_each::<&Position>(f));
-        data.output().extend(found);
-    }
-
-    fn reset_output(contacts: &mut Vec<Contact>) {
-        contacts.clear();
-    }
-}
-
-impl System<After> for SolveAfter {
-    fn process(&self, data: &mut Data<'_, After, Self>, _: &()) {
-        let outputs = data.outputs::<CollideAll>();
-        for c in outputs.iter().flatten() {
-            if let Some(v) = data.write::<Velocity>(c.id) {
-                solve(v, c.nx, c.ny, c.depth);
-            }
+ecs::declare_context! {
+    /// `After` with a producer that does not split.
+    pub context AfterUnsplit {
+        settings { entities: fixed(20_000), threads: 2 }
+        components { Position, Velocity: contiguous; }
+        systems {
+            collide: CollideAll { read: [Position], output: Vec<Contact> }
+            solve: SolveAfter { write: [Velocity], after: [collide] }
         }
     }
-
-    fn after(&mut self, _: &mut [()], _: &()) {
-        self.contacts += 1;
-    }
 }
+
+/// `CollideAll`'s, `SolveAfter`'s impls for a context that solves after.
+macro_rules! after_impls {
+    ($cx:ident) => {
+        impl System<$cx> for CollideAll {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                let found = collide(data.entities(), &self.obstacles, |f| {
+                    data.for_each::<&Position>(f)
+                });
+                data.output().extend(found);
+            }
+
+            fn reset_output(contacts: &mut Vec<Contact>) {
+                contacts.clear();
+            }
+        }
+
+        impl System<$cx> for SolveAfter {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                let outputs = data.outputs::<CollideAll>();
+                for c in outputs.iter().flatten() {
+                    if let Some(v) = data.write::<Velocity>(c.id) {
+                        solve(v, c.nx, c.ny, c.depth);
+                    }
+                }
+            }
+
+            fn after(&mut self, _: &mut [()], _: &()) {
+                self.contacts += 1;
+            }
+        }
+    };
+}
+after_impls!(After);
+after_impls!(AfterUnsplit);
 
 /// The hand-written versions' data.
 struct Hand {
@@ -311,12 +358,21 @@ impl Hand {
     }
 }
 
-const NAMES: [&str; 4] = ["streamed", "after", "hand-written, pipelined", "hand-written, serial"];
-const KEYS: [&str; 4] = ["streamed", "after", "pipelined", "serial"];
+const NAMES: [&str; 6] = [
+    "streamed",
+    "after",
+    "hand-written, pipelined",
+    "hand-written, serial",
+    "streamed, unsplit producer",
+    "after, unsplit producer",
+];
+const KEYS: [&str; 6] = ["streamed", "after", "pipelined", "serial", "streamed1", "after1"];
 
 struct Variants {
     streamed: Streamed,
     after: After,
+    streamed1: StreamedUnsplit,
+    after1: AfterUnsplit,
     pipelined: Hand,
     serial: Hand,
 }
@@ -327,9 +383,15 @@ impl Variants {
         streamed.step(|p| p.spawn_batch((0..N).map(start)).map(drop).expect("room"));
         let mut after = After::new();
         after.step(|p| p.spawn_batch((0..N).map(start)).map(drop).expect("room"));
+        let mut streamed1 = StreamedUnsplit::new();
+        streamed1.step(|p| p.spawn_batch((0..N).map(start)).map(drop).expect("room"));
+        let mut after1 = AfterUnsplit::new();
+        after1.step(|p| p.spawn_batch((0..N).map(start)).map(drop).expect("room"));
         Variants {
             streamed,
             after,
+            streamed1,
+            after1,
             pipelined: Hand::new(),
             serial: Hand::new(),
         }
@@ -341,7 +403,9 @@ impl Variants {
             0 => self.streamed.step(|p| p.run_all(black_box(&()))),
             1 => self.after.step(|p| p.run_all(black_box(&()))),
             2 => self.pipelined.pipelined(),
-            _ => self.serial.serial(),
+            3 => self.serial.serial(),
+            4 => self.streamed1.step(|p| p.run_all(black_box(&()))),
+            _ => self.after1.step(|p| p.run_all(black_box(&()))),
         }
         t.elapsed()
     }
@@ -353,7 +417,11 @@ impl Variants {
                 .step(|p| p.query::<&Velocity>().map(|(_, v)| *v).collect()),
             1 => self.after.step(|p| p.query::<&Velocity>().map(|(_, v)| *v).collect()),
             2 => self.pipelined.velocities.clone(),
-            _ => self.serial.velocities.clone(),
+            3 => self.serial.velocities.clone(),
+            4 => self
+                .streamed1
+                .step(|p| p.query::<&Velocity>().map(|(_, v)| *v).collect()),
+            _ => self.after1.step(|p| p.query::<&Velocity>().map(|(_, v)| *v).collect()),
         }
     }
 }
@@ -387,7 +455,7 @@ fn main() {
         }
     }
     let want = variants.velocities(3);
-    for (k, name) in NAMES.iter().enumerate().take(3) {
+    for (k, name) in NAMES.iter().enumerate().filter(|&(k, _)| k != 3) {
         assert!(variants.velocities(k) == want, "`{name}` computed other velocities");
     }
     let contacts = variants.streamed.system::<Solve>().contacts / (rounds + 1);
@@ -405,7 +473,8 @@ fn main() {
         );
     }
     println!(
-        "  after / streamed: {:.2}x",
-        medians[1].as_secs_f64() / medians[0].as_secs_f64()
+        "  after / streamed: {:.2}x; unsplit producer: {:.2}x",
+        medians[1].as_secs_f64() / medians[0].as_secs_f64(),
+        medians[5].as_secs_f64() / medians[4].as_secs_f64()
     );
 }
