@@ -407,3 +407,69 @@ fn miri_one_thread() {
 fn miri_two_threads() {
     miri_case(2);
 }
+
+/// Two producer/consumer pairs with nothing between them: on two threads
+/// both consumers may run at once, each waiting for a helper to take its
+/// producer's one subtask while the other thread is the other consumer.
+/// The wait is bounded, so each runs its producer itself: no deadlock.
+#[derive(Default)]
+pub struct ProduceA;
+#[derive(Default)]
+pub struct ProduceB;
+#[derive(Default)]
+pub struct ConsumeA(pub u64);
+#[derive(Default)]
+pub struct ConsumeB(pub u64);
+
+pub struct Other(pub u32);
+
+ecs::declare_context! {
+    pub context Pairs {
+        components { Value, Other: contiguous; }
+        systems {
+            produce_a: ProduceA { read: [Value], output: Stream<u32> }
+            consume_a: ConsumeA { stream: [produce_a] }
+            produce_b: ProduceB { read: [Other], output: Stream<u32> }
+            consume_b: ConsumeB { stream: [produce_b] }
+        }
+    }
+}
+
+macro_rules! pair {
+    ($p:ident, $c:ident, $component:ident) => {
+        impl System<Pairs> for $p {
+            fn process(&self, data: &mut Data<'_, Pairs, Self>, _: &()) {
+                let mut values = Vec::new();
+                data.for_each::<&$component>(|v| values.push(v.0));
+                data.output().extend(values);
+            }
+        }
+        impl System<Pairs> for $c {
+            fn process(&self, _: &mut Data<'_, Pairs, Self>, _: &()) {}
+        }
+        impl Consume<Pairs, u32> for $c {
+            const BATCH: usize = 4;
+            const CAPACITY: usize = 8;
+            fn consume(&mut self, _: &mut Data<'_, Pairs, Self>, x: u32, _: &()) {
+                self.0 += u64::from(x);
+            }
+        }
+    };
+}
+pair!(ProduceA, ConsumeA, Value);
+pair!(ProduceB, ConsumeB, Other);
+
+#[test]
+fn two_pairs_at_once_finish_on_two_threads() {
+    let mut cx = Pairs::with_threads(Default::default(), Some(2));
+    cx.step(|p| {
+        for i in 0..500 {
+            p.spawn((Value(i), Other(2 * i))).unwrap();
+        }
+    });
+    for round in 1..=20u64 {
+        cx.step(|p| p.run_all(&()));
+        assert_eq!(cx.system::<ConsumeA>().0, round * (0..500u64).sum::<u64>());
+        assert_eq!(cx.system::<ConsumeB>().0, round * 2 * (0..500u64).sum::<u64>());
+    }
+}
