@@ -32,9 +32,10 @@ use std::sync::Arc;
 /// `stream: [producer]` on the consumer, which implements [`Consume`].
 ///
 /// A subtask [`push`](Stream::push)es items to its own `Stream`. While a
-/// consumer streams the producer, full batches go to it as the subtask runs
-/// and the rest when the subtask ends, so after the run every subtask's
-/// `Stream` is empty: the producer's `after`, and `outputs()`, see empty
+/// consumer streams the producer, a subtask on a helper thread sends full
+/// batches as it runs and the rest when it ends; a subtask the consumer's
+/// own thread runs keeps its items until it ends, and the consumer takes
+/// them then. So after the run every subtask's `Stream` is empty: the producer's `after`, and `outputs()`, see empty
 /// streams. When nothing consumes the run (the producer runs through an
 /// adapter, say), the items stay in the `Stream`s, readable as slices like
 /// any output.
