@@ -765,8 +765,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         let collect = events.wants();
         let mut fired = Vec::new();
         self.match_dirty(&mut fired, collect);
-        for e in fired {
-            events.fire(e);
+        // Most steps fire nothing: the check skips building an iterator and
+        // dropping it (~30 instructions, a tenth of a small step's cost).
+        if !fired.is_empty() {
+            for e in fired {
+                events.fire(e);
+            }
         }
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
@@ -853,6 +857,21 @@ impl<Cx: ContextDecl> Context<Cx> {
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
     ) {
+        // The common run: one subtask, on this thread, whose output and
+        // queue the last run left (a system processing few entities spends
+        // as long here as in its loop, so this path does only what it must).
+        if subtasks == 1
+            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
+        {
+            // A panicking run's changes are dropped, not applied later.
+            let guard = ClearOnUnwind(&mut *pending);
+            subtask(0, output, &mut *guard.0);
+            core::mem::forget(guard);
+            if !pending.is_empty() {
+                gather(core, core::slice::from_mut(pending));
+            }
+            return;
+        }
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
         outputs.truncate(subtasks);
@@ -968,8 +987,10 @@ impl<Cx: ContextDecl> Context<Cx> {
             // stays bounded however many steps pass without a run.
             self.compact_subscribers();
         }
-        for e in fired {
-            events.fire(e);
+        if !fired.is_empty() {
+            for e in fired {
+                events.fire(e);
+            }
         }
     }
 }
@@ -992,6 +1013,16 @@ impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
         for pending in self.0.iter_mut() {
             pending.clear();
         }
+    }
+}
+
+/// The queue of the only subtask of a run, cleared if dropped, which only
+/// unwinding does (the run forgets it once the subtask has returned).
+struct ClearOnUnwind<'a, Cx: ContextDecl>(&'a mut Pending<Cx>);
+
+impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
+    fn drop(&mut self) {
+        self.0.clear();
     }
 }
 
