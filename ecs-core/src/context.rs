@@ -10,6 +10,7 @@ use crate::names::Names;
 use crate::proxy::{Data, Defer, Step};
 use crate::resource::Resource;
 use crate::schedule::Team;
+use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
 use crate::system::{Pending, SlotCore, System};
@@ -787,7 +788,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// each system once, never beside a conflicting one, after matching.
     #[doc(hidden)]
     pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        self.run_system_with::<S>(
+        self.run_with::<S, DataProxy>(
             |s| s.before(args),
             |s, data| s.process(data, args),
             |s, outputs| s.after(outputs, args),
@@ -796,15 +797,17 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Runs system `S` with the given code: `before` once, `process` per
-    /// subtask (in parallel where split) on an output `reset` prepared from
-    /// the last run's, `after` once with the outputs.
+    /// subtask (in parallel where split) on the proxy `P` builds for it and
+    /// an output `reset` prepared from the last run's, `after` once with
+    /// the outputs. One body for entity systems ([`DataProxy`]) and column
+    /// steps (`ColumnsProxy`).
     ///
     /// Called only from the closure `run_selected` gives the scheduler:
-    /// through `Dispatch` (`run_system`) or an adapter.
-    pub(crate) fn run_system_with<S: SystemOf<Cx>>(
+    /// through `Dispatch` (`run_system`, `run_column_system`) or an adapter.
+    pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
         &self,
         before: impl FnOnce(&mut S),
-        process: impl Fn(&S, &mut Data<'_, Cx, S>) + Sync,
+        process: impl Fn(&S, &mut P::Proxy<'_>) + Sync,
         after: impl FnOnce(&mut S, &mut [S::Output]),
         reset: impl Fn(&mut S::Output) + Sync,
     ) {
@@ -833,12 +836,13 @@ impl<Cx: ContextDecl> Context<Cx> {
             // matched before any system ran (`run_selected`), so each holds
             // the system's signature; nothing changes components while
             // systems run (that needs `&mut self`).
-            // Subtask `i` of `subtasks` gets its own disjoint range
-            // (`run_subtasks` calls this once per subtask index). The
-            // scheduler runs only systems the declaration proves compatible
-            // at the same time (`ContextDecl`'s contract).
-            let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
-            process(shared, &mut data);
+            // Subtask `i` of `subtasks` gets its own part of the set
+            // (`run_subtasks` calls this once per subtask index, and every
+            // proxy splits one set into the same parts). The scheduler runs
+            // only systems the declaration proves compatible at the same
+            // time (`ContextDecl`'s contract).
+            let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
+            process(shared, &mut proxy);
         });
         after(state, outputs);
     }
@@ -992,6 +996,54 @@ impl<Cx: ContextDecl> Context<Cx> {
                 events.fire(e);
             }
         }
+    }
+}
+
+/// The proxy a run ([`Context::run_with`]) hands each subtask of system
+/// `S`: [`Data`] for entity systems ([`DataProxy`]), `Columns` for column
+/// steps (`ColumnsProxy`).
+pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
+    /// The proxy, borrowing the context for `'a`.
+    type Proxy<'a>;
+
+    /// The proxy of subtask `subtask` of `subtasks` over the ids of `set`.
+    ///
+    /// # Safety
+    /// - every id in `set` is distinct and holds every component of `S`'s
+    ///   signature for `'a`, during which nothing adds or removes components;
+    /// - for `'a`, the only code touching components `S` writes, for the
+    ///   ids of this subtask's part of `set`
+    ///   ([`subtask_range`](crate::schedule::subtask_range)), is this proxy;
+    ///   other subtasks of `S` get the other parts of the same `set`, split
+    ///   into the same `subtasks`;
+    /// - systems running at the same time as `S` are compatible with it.
+    unsafe fn new<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self::Proxy<'a>;
+}
+
+/// Builds a [`Data`] proxy per subtask.
+pub(crate) enum DataProxy {}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
+    type Proxy<'a> = Data<'a, Cx, S>;
+
+    #[inline(always)]
+    unsafe fn new<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Data<'a, Cx, S> {
+        // SAFETY: `Data::new`'s contract is this one (caller).
+        unsafe { Data::new(cx, set, subtask, subtasks, output, pending) }
     }
 }
 

@@ -392,8 +392,9 @@ macro_rules! tuple_query {
     };
 }
 
-/// The single access of an element query (elements are never tuples).
-const fn first(access: &'static [Access]) -> Access {
+/// The single access of an element query (elements are never tuples),
+/// for entity and column queries.
+pub(crate) const fn first(access: &'static [Access]) -> Access {
     assert!(access.len() == 1, "queries may not be nested tuples");
     access[0]
 }
