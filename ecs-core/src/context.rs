@@ -14,6 +14,7 @@ use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
 use crate::system::{Pending, SlotCore, System};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// The runtime of a context declared with `declare_context!`.
 ///
@@ -97,6 +98,11 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) names: Option<Box<Names>>,
     team: Option<Team>,
     pub(crate) threads: usize,
+    /// Set when a run hands its subtasks' kills or deferred functions to a
+    /// system's slot (`gather`); cleared by the refresh that has applied
+    /// every slot's. A refresh whose runs queued nothing reads this flag
+    /// instead of every slot.
+    gathered: AtomicBool,
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
@@ -191,6 +197,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             names: None,
             team,
             threads,
+            gathered: AtomicBool::new(false),
         }
     }
 
@@ -873,6 +880,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             core::mem::forget(guard);
             if !pending.is_empty() {
                 gather(core, core::slice::from_mut(pending));
+                self.gathered.store(true, Ordering::Relaxed);
             }
             return;
         }
@@ -918,6 +926,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // system's slot, for the next refresh, in subtask order.
         if scratch.0.iter().any(|p| !p.is_empty()) {
             gather(core, scratch.0);
+            self.gathered.store(true, Ordering::Relaxed);
         }
         core::mem::forget(scratch);
     }
@@ -929,28 +938,11 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Every deferred function first (system, subtask, call order), then
         // the kills systems recorded: a deferred function still sees the
         // entities its system's step killed.
-        // (Most steps leave nothing: the checks keep such a refresh to a
-        // few loads per system.)
-        for i in 0..Cx::SYSTEMS.len() {
-            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
-            if pending.deferred.is_empty() {
-                continue;
-            }
-            // Run from outside the slot (a deferred function has the whole
-            // context), then put back, empty, to keep its memory; a panic
-            // drops the functions not yet run and the buffer.
-            let mut deferred = core::mem::take(&mut pending.deferred);
-            deferred.run(&mut Defer { cx: self });
-            Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred = deferred;
-        }
-        for i in 0..Cx::SYSTEMS.len() {
-            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
-            if pending.kills.is_empty() {
-                continue;
-            }
-            for id in core::mem::take(&mut pending.kills) {
-                self.entities.kill_id(id);
-            }
+        // (Most steps leave nothing: then the flag alone is read.)
+        // (`Relaxed`: the runs that set it have finished, and `&mut self`
+        // orders their writes before this read.)
+        if *self.gathered.get_mut() {
+            self.apply_gathered();
         }
         // A panicking `drop` in reclamation waits until the context is in
         // order (every dying entity reclaimed, ids packed), then reaches the
@@ -996,6 +988,38 @@ impl<Cx: ContextDecl> Context<Cx> {
                 events.fire(e);
             }
         }
+    }
+
+    /// Runs the deferred functions and applies the kills the runs handed to
+    /// the systems' slots: every deferred function first (system, subtask,
+    /// call order), then the kills, so that a deferred function still sees
+    /// the entities its system's step killed. Clears `gathered` once every
+    /// slot is empty; a panicking deferred function leaves it set, so the
+    /// next refresh applies what the others queued.
+    #[inline(never)]
+    fn apply_gathered(&mut self) {
+        for i in 0..Cx::SYSTEMS.len() {
+            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
+            if pending.deferred.is_empty() {
+                continue;
+            }
+            // Run from outside the slot (a deferred function has the whole
+            // context), then put back, empty, to keep its memory; a panic
+            // drops the functions not yet run and the buffer.
+            let mut deferred = core::mem::take(&mut pending.deferred);
+            deferred.run(&mut Defer { cx: self });
+            Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred = deferred;
+        }
+        for i in 0..Cx::SYSTEMS.len() {
+            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
+            if pending.kills.is_empty() {
+                continue;
+            }
+            for id in core::mem::take(&mut pending.kills) {
+                self.entities.kill_id(id);
+            }
+        }
+        *self.gathered.get_mut() = false;
     }
 }
 

@@ -376,7 +376,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // ascending run, so linear columns are walked from the address of
         // the run's first value (one address per column for the whole walk,
         // not one per block or entity), and the loop can be vectorised.
-        // SAFETY: `start` is `ids[0]` (run invariant); see above.
+        // Only for a subtask with entities: `start` must be one of them.
+        let run = run.filter(|_| !ids.is_empty());
+        // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
+        // above.
         let place = run.map(|start| unsafe { Q::run(fetch, EntityId(start)) });
         // Blocks first, when asked for and the ids are one run, so that the
         // compiler may vectorise `f` across a block (see `block`): the
