@@ -188,6 +188,14 @@ macro_rules! blocks_context {
                             assert_eq!(p.get::<W>(e), Some(&W(w)), "{n} entities: entity {i}");
                             assert_eq!(p.get::<S2>(e), Some(&S2(s)), "{n} entities: entity {i}");
                         }
+                        // The step proxy's walk in blocks over the run of
+                        // the marked ids, which starts at `n`.
+                        p.for_each::<(&mut W, &M)>(|(w, m)| w.0 += m.0);
+                        for i in 0..2 * n {
+                            let e = p.handle(EntityId::from_bits(i)).unwrap();
+                            let w = if i < n { i } else { 4 * i + 2 };
+                            assert_eq!(p.get::<W>(e), Some(&W(w)), "{n} entities: entity {i}");
+                        }
                     });
                 }
             }

@@ -197,19 +197,20 @@ unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
     let len = run.len();
     let mut done = 0;
     if blocks {
-        let full = len - len % BLOCK;
-        while done < full {
-            // SAFETY: the ids up to `run.start + done + BLOCK` are ids of the
-            // run (`done + BLOCK <= full <= len`), so the caller's guarantees
+        // Counted in blocks, as `Data::walk` does.
+        let blocks = len / BLOCK;
+        for b in 0..blocks {
+            // SAFETY: the ids up to `run.start + (b + 1) * BLOCK` are ids of
+            // the run (`(b + 1) * BLOCK <= len`), so the caller's guarantees
             // hold for each; the block lives for this iteration only, during
             // which only its items reach the values.
-            let mut block = unsafe { Q::block(&place, done) };
+            let mut block = unsafe { Q::block(&place, b * BLOCK) };
             for j in 0..BLOCK {
                 // SAFETY: `j < BLOCK`.
                 f(unsafe { Q::block_item(&mut block, j) });
             }
-            done += BLOCK;
         }
+        done = blocks * BLOCK;
     }
     for k in done..len {
         // SAFETY: the ids `run.start..=run.start + k` are ids of the run
@@ -230,8 +231,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// [`Data::for_each`](crate::Data::for_each) does, over the runs of
     /// consecutive ids that match: in blocks of 8 when `Q` writes one
     /// `contiguous` component, reads another and asks for no id, one entity
-    /// at a time otherwise. For an entity's handle, ask for its [`EntityId`] and call
-    /// [`handle`](Self::handle) afterwards, or iterate
+    /// at a time otherwise. For an entity's handle, ask for its
+    /// [`EntityId`] and call [`handle`](Self::handle) afterwards, or iterate
     /// [`query`](Self::query), which yields handles.
     ///
     /// ```
