@@ -33,6 +33,16 @@ pub struct Q(pub u32);
 /// Written by `for_each_in_place`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct R(pub u32);
+/// Written alone by `for_each` (so in place, over the column's run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct W(pub u32);
+/// Marks the entities `Alone` processes: the later half of the ids.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct M(pub u32);
+/// A sparse set written beside `W` with nothing read: in place, one value
+/// at a time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct S2(pub u32);
 
 /// Adds `V` to `P`, pushes the id onto `H`, bumps `Big`, and records the
 /// ids it saw; panics on entity `panic_at` after changing it. In blocks,
@@ -51,6 +61,10 @@ pub struct Plain;
 /// Adds `V` to `R` with `for_each_in_place`.
 #[derive(Default)]
 pub struct InPlace;
+/// Writes `W` (and `S2`) with queries that read nothing, over the entities
+/// marked `M`, whose ids are one run that starts after the unmarked ones.
+#[derive(Default)]
+pub struct Alone;
 
 macro_rules! blocks_context {
     ($module:ident, $($settings:tt)*) => {
@@ -60,12 +74,13 @@ macro_rules! blocks_context {
             ecs::declare_context! {
                 pub context Ctx {
                     settings { $($settings)* }
-                    components { P, V, H, Big, Rc, Q, R: contiguous; Sp: sparse_set; }
+                    components { P, V, H, Big, Rc, Q, R, W, M: contiguous; Sp, S2: sparse_set; }
                     systems {
                         stepper: Stepper { read: [V], write: [P, H, Big, Rc], output: Vec<u32>, parallelism: split_every(20) }
                         sparse: Sparse { read: [V], write: [Sp] }
                         plain: Plain { read: [P], write: [Q], after: [stepper], parallelism: split_every(20) }
                         in_place: InPlace { read: [V], write: [R], parallelism: split_every(20) }
+                        alone: Alone { read: [M], write: [W, S2], parallelism: split_every(20) }
                     }
                 }
             }
@@ -100,6 +115,16 @@ macro_rules! blocks_context {
             impl System<Ctx> for InPlace {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     data.for_each_in_place::<(&V, &mut R)>(|(v, r)| r.0 += v.0);
+                }
+            }
+
+            impl System<Ctx> for Alone {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    data.for_each::<&mut W>(|w| w.0 = 3 * w.0 + 1);
+                    data.for_each::<(&mut S2, &mut W)>(|(s, w)| {
+                        s.0 += w.0;
+                        w.0 += 1;
+                    });
                 }
             }
 
@@ -139,6 +164,39 @@ macro_rules! blocks_context {
                     });
                     drop(ctx);
                     assert_eq!(Arc::strong_count(&rc), 1, "{n} entities: every value dropped once");
+                }
+            }
+
+            #[test]
+            fn a_write_alone_walks_its_run_in_place() {
+                for n in [0, 1, 7, 8, 9, 20, 21, 41, 63] {
+                    let mut ctx = Ctx::new();
+                    // Ids `0..n` unmarked, `n..2n` marked: `Alone`'s run
+                    // starts at `n`, and its subtasks' ranges inside it.
+                    ctx.step(|p| {
+                        p.spawn_batch((0..n).map(|i| (W(i), S2(i)))).unwrap().count();
+                        p.spawn_batch((n..2 * n).map(|i| (W(i), S2(i), M(i)))).unwrap().count();
+                    });
+                    ctx.step(|p| p.run_all(&()));
+                    ctx.step(|p| {
+                        // The step proxy's walk over the run of `S2`'s
+                        // holders (all ids), in place.
+                        p.for_each::<&mut S2>(|s| s.0 += 1);
+                        for i in 0..2 * n {
+                            let e = p.handle(EntityId::from_bits(i)).unwrap();
+                            let (w, s) = if i < n { (i, i + 1) } else { (3 * i + 2, i + 3 * i + 1 + 1) };
+                            assert_eq!(p.get::<W>(e), Some(&W(w)), "{n} entities: entity {i}");
+                            assert_eq!(p.get::<S2>(e), Some(&S2(s)), "{n} entities: entity {i}");
+                        }
+                        // The step proxy's walk in blocks over the run of
+                        // the marked ids, which starts at `n`.
+                        p.for_each::<(&mut W, &M)>(|(w, m)| w.0 += m.0);
+                        for i in 0..2 * n {
+                            let e = p.handle(EntityId::from_bits(i)).unwrap();
+                            let w = if i < n { i } else { 4 * i + 2 };
+                            assert_eq!(p.get::<W>(e), Some(&W(w)), "{n} entities: entity {i}");
+                        }
+                    });
                 }
             }
 

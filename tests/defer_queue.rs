@@ -218,3 +218,71 @@ fn a_step_deferring_as_much_as_the_last_allocates_nothing() {
     assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 64, "64 functions ran");
     assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), 0, "the queues kept their memory");
 }
+
+/// Marks the entities of `later_queues`.
+pub struct Mark;
+/// Defers one panicking function when armed.
+#[derive(Default)]
+pub struct Bomb {
+    pub armed: bool,
+}
+/// Kills every entity it processes and defers one function counting its
+/// runs.
+#[derive(Default)]
+pub struct Reaper {
+    pub runs: Arc<AtomicUsize>,
+}
+
+ecs::declare_context! {
+    pub context Queues {
+        settings { threads: 1 }
+        components { Mark: contiguous; }
+        systems {
+            bomb: Bomb { read: [Mark] }
+            reaper: Reaper { read: [Mark], after: [bomb] }
+        }
+    }
+}
+
+impl System<Queues> for Bomb {
+    fn process(&self, data: &mut Data<'_, Queues, Self>, _: &()) {
+        if self.armed {
+            data.defer(|_| panic!("the bomb's deferred function"));
+        }
+    }
+}
+
+impl System<Queues> for Reaper {
+    fn process(&self, data: &mut Data<'_, Queues, Self>, _: &()) {
+        let ids: Vec<_> = data.entities().to_vec();
+        for id in ids {
+            data.kill(id);
+        }
+        let runs = Arc::clone(&self.runs);
+        data.defer(move |_| {
+            runs.fetch_add(1, Ordering::SeqCst);
+        });
+    }
+}
+
+#[test]
+fn what_a_panicking_deferred_function_left_queued_is_applied_by_the_next_refresh() {
+    let mut w = Queues::new();
+    w.step(|p| {
+        for _ in 0..3 {
+            p.spawn((Mark,)).unwrap();
+        }
+        p.system_mut::<Bomb>().armed = true;
+    });
+    let runs = Arc::clone(&w.system::<Reaper>().runs);
+    let r = catch_unwind(AssertUnwindSafe(|| w.step(|p| p.run_all(&()))));
+    assert!(r.is_err(), "the bomb's panic reaches the caller");
+    // The bomb's queue ran first and panicked: the reaper's function and
+    // kills are still queued.
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert_eq!(w.len(), 3);
+    // The next refresh, with no system run, applies them.
+    w.step(|p| p.system_mut::<Bomb>().armed = false);
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the reaper's function ran once");
+    assert_eq!(w.len(), 0, "the reaper's kills applied");
+}

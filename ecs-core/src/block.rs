@@ -4,7 +4,8 @@
 //! When a subtask's entities are one run of ids,
 //! [`Data::for_entities_in_blocks`](crate::Data::for_entities_in_blocks)
 //! (and [`Data::for_entities`](crate::Data::for_entities), for a query that
-//! writes one component whose column keeps values side by side) hands the
+//! writes one component whose column keeps values side by side and reads
+//! another) hands the
 //! entities out in blocks of [`BLOCK`]. The values the query writes are moved out of
 //! their columns into a buffer on the stack ([`Staged`]), the closure works
 //! on them there, and they move back when the block ends, also when the
@@ -13,6 +14,10 @@
 //! compute a whole block at once: a `position += velocity` over 12-byte
 //! components runs 2.5x faster than over the columns in place, where each
 //! store might change the next entity's velocity and the loop stays scalar.
+//!
+//! A query that writes one component and reads nothing does not stage:
+//! there is nothing a write could change, and the compiler vectorises a
+//! walk over the column in place (a [`Place`] for the whole run of ids).
 //!
 //! No code can tell where a value is while it is staged: the subtask owns
 //! its entities' written components, and nothing the closure can reach
@@ -30,10 +35,11 @@ pub(crate) const BLOCK: usize = 8;
 /// written in place, where moving them would cost more than it gains.
 const MAX_STAGED: usize = 64;
 
-/// Where the values of column `K` for one block of ids are: from the first
-/// one's address when the column is linear, so that the block's accesses
-/// are offsets from one address, which the compiler can load together;
-/// through the column's fetch state otherwise.
+/// Where the values of column `K` for the ids from `start` on are (a block
+/// of them, or a whole run of consecutive ids): from the first one's
+/// address when the column is linear, so that the accesses are offsets
+/// from one address, which the compiler can load together and walk with a
+/// pointer; through the column's fetch state otherwise.
 pub struct Place<K: Column> {
     fetch: K::Fetch,
     start: EntityId,
@@ -42,12 +48,12 @@ pub struct Place<K: Column> {
 }
 
 impl<K: Column> Place<K> {
-    /// The place of the ids `start..start + BLOCK`.
+    /// The place of the ids from `start` on.
     ///
     /// # Safety
     /// `fetch` comes from `fetch_state` of a column that stays
     /// shared-borrowed (so neither moved nor dropped) while the place is
-    /// used, and every id of the block has a value.
+    /// used, and `start` has a value.
     #[inline(always)]
     pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
         let first = if K::LINEAR {
@@ -59,20 +65,35 @@ impl<K: Column> Place<K> {
         Place { fetch, start, first }
     }
 
+    /// The place of the ids from `start + k` on.
+    ///
+    /// # Safety
+    /// Every id of `start..=start + k` has a value.
+    #[inline(always)]
+    pub(crate) unsafe fn offset(&self, k: usize) -> Self {
+        Place {
+            fetch: self.fetch,
+            start: EntityId(self.start.0 + k as u32),
+            // SAFETY: as `ptr`'s, forwarded from the caller (unused when
+            // the column is not linear).
+            first: if K::LINEAR { unsafe { self.ptr(k) } } else { self.first },
+        }
+    }
+
     /// A pointer to the value of id `start + j`, under the column's
     /// contract (`Column::get_ptr`).
     ///
     /// # Safety
-    /// `j < BLOCK`.
+    /// Every id of `start..=start + j` has a value.
     #[inline(always)]
     unsafe fn ptr(&self, j: usize) -> *mut K::Item {
         if K::LINEAR {
-            // SAFETY: the block's ids have values, side by side from `first`
-            // (linear column, `new`'s contract), and `j < BLOCK` (caller).
+            // SAFETY: the ids `start..=start + j` have values (caller), so
+            // they lie side by side from `first` (linear column).
             unsafe { self.first.add(j) }
         } else {
-            // SAFETY: id `start + j` is one of the block's, which have
-            // values (`new`'s contract).
+            // SAFETY: id `start + j` has a value (caller); the state is
+            // live (`new`'s contract).
             unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_ptr() }
         }
     }
@@ -80,12 +101,27 @@ impl<K: Column> Place<K> {
     /// The value of id `start + j`, read in place.
     ///
     /// # Safety
-    /// `j < BLOCK`; no mutable borrow of the value exists for `'i`.
+    /// As [`ptr`](Self::ptr); no mutable borrow of the value exists for
+    /// `'i`.
     #[inline(always)]
     pub(crate) unsafe fn get<'i>(&self, j: usize) -> &'i K::Item {
-        // SAFETY: a valid pointer to the value (`ptr`'s contract, `j <
-        // BLOCK`), which no mutable borrow reaches for `'i` (caller).
+        // SAFETY: a valid pointer to the value (`ptr`'s contract, forwarded
+        // from the caller), which no mutable borrow reaches for `'i`
+        // (caller).
         unsafe { &*self.ptr(j) }
+    }
+
+    /// The value of id `start + j`, mutably, in place.
+    ///
+    /// # Safety
+    /// As [`ptr`](Self::ptr); no other borrow of the value exists for
+    /// `'i`.
+    #[inline(always)]
+    pub(crate) unsafe fn get_mut<'i>(&self, j: usize) -> &'i mut K::Item {
+        // SAFETY: a valid pointer to the value (`ptr`'s contract, forwarded
+        // from the caller), which no other borrow reaches for `'i`
+        // (caller); the column allows writes through a shared borrow.
+        unsafe { &mut *self.ptr(j) }
     }
 }
 
@@ -101,19 +137,18 @@ impl<K: Column> Staged<K> {
     /// Whether values are moved into the buffer.
     pub(crate) const STAGES: bool = K::LINEAR && size_of::<K::Item>() > 0 && size_of::<K::Item>() <= MAX_STAGED;
 
-    /// The block of ids `start..start + BLOCK`, their values moved into the
-    /// buffer when [`STAGES`](Self::STAGES).
+    /// The block of ids `start..start + BLOCK` of `place`, their values
+    /// moved into the buffer when [`STAGES`](Self::STAGES).
     ///
     /// # Safety
-    /// As [`Place::new`], for as long as the block lives; and while it
-    /// lives, nothing but the block reads or writes those values (the
-    /// caller holds the only right to write them, and hands out no other
-    /// access to them).
+    /// `place`'s column stays shared-borrowed while the block lives, and
+    /// every id of the block has a value; while it lives, nothing but the
+    /// block reads or writes those values (the caller holds the only right
+    /// to write them, and hands out no other access to them).
     #[inline(always)]
-    pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
+    pub(crate) unsafe fn new(place: Place<K>) -> Self {
         let mut block = Staged {
-            // SAFETY: forwarded from the caller.
-            place: unsafe { Place::new(fetch, start) },
+            place,
             buf: [const { MaybeUninit::uninit() }; BLOCK],
         };
         if Self::STAGES {
@@ -138,10 +173,10 @@ impl<K: Column> Staged<K> {
             // element of the buffer.
             unsafe { self.buf.get_unchecked_mut(j).assume_init_mut() }
         } else {
-            // SAFETY: a valid pointer to a value of the block (`j < BLOCK`),
-            // which only the block reaches (`new`'s contract); `&mut self`
-            // makes the borrow unique.
-            unsafe { &mut *self.place.ptr(j) }
+            // SAFETY: the ids `start..=start + j` are the block's (`j <
+            // BLOCK`), which have values; only the block reaches them
+            // (`new`'s contract), and `&mut self` makes the borrow unique.
+            unsafe { self.place.get_mut(j) }
         }
     }
 }

@@ -12,7 +12,7 @@
 use crate::access::{CanRead, CanWrite};
 use crate::decl::{Component, ContextDecl};
 use crate::entity::EntityId;
-use crate::query::Access;
+use crate::query::{first, Access};
 use crate::storage::Column;
 
 /// A query that column step `S` of context `Cx` runs over runs of ids,
@@ -105,7 +105,7 @@ macro_rules! tuple_column_query {
         unsafe impl<Cx: ContextDecl, S, $($Q: ColumnQuery<Cx, S>),+> ColumnQuery<Cx, S> for ($($Q,)+) {
             type Slices<'i> = ($($Q::Slices<'i>,)+);
             type Fetch = ($($Q::Fetch,)+);
-            const ACCESS: &'static [Access] = &[$(single($Q::ACCESS)),+];
+            const ACCESS: &'static [Access] = &[$(first($Q::ACCESS)),+];
             const LINEAR: bool = true $(&& $Q::LINEAR)+;
             #[inline(always)]
             fn init(storages: &Cx::Storages) -> Self::Fetch {
@@ -120,12 +120,6 @@ macro_rules! tuple_column_query {
             }
         }
     };
-}
-
-/// The single access of an element query (elements are never tuples).
-const fn single(access: &'static [Access]) -> Access {
-    assert!(access.len() == 1, "column queries may not be nested tuples");
-    access[0]
 }
 
 tuple_column_query!(A);

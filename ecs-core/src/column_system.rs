@@ -4,10 +4,12 @@
 //! dependency graph and the conflict checks as any system does; only their
 //! code, and the proxy it gets, differ.
 
-use crate::context::Context;
+use crate::context::{Context, SubtaskProxy};
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::columns::Columns;
 use crate::schedule::{Adapter, Adapters};
+use crate::sparse_set::SparseSet;
+use crate::system::Pending;
 use core::marker::PhantomData;
 
 /// Marks system `Self` of context `Cx` as a column step (declared with
@@ -72,53 +74,34 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// [`Dispatch`](crate::Dispatch) code does).
     #[doc(hidden)]
     pub unsafe fn run_column_system<S: ColumnSystem<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        self.run_columns_with::<S>(
+        self.run_with::<S, ColumnsProxy>(
             |s| s.before(args),
             |s, columns| s.process(columns, args),
             |s, outputs| s.after(outputs, args),
             S::reset_output,
         );
     }
+}
 
-    /// [`run_system_with`](Self::run_system_with) for a column step: the
-    /// same run (state, outputs, subtasks on the team), with a [`Columns`]
-    /// proxy per subtask.
-    ///
-    /// Called only from the closure `run_selected` gives the scheduler:
-    /// through `Dispatch` (`run_column_system`) or an adapter.
-    pub(crate) fn run_columns_with<S: SystemOf<Cx>>(
-        &self,
-        before: impl FnOnce(&mut S),
-        process: impl Fn(&S, &mut Columns<'_, Cx, S>) + Sync,
-        after: impl FnOnce(&mut S, &mut [S::Output]),
-        reset: impl Fn(&mut S::Output) + Sync,
-    ) {
-        let slot = S::slot(&self.systems);
-        // SAFETY: this is the run of `S`, as in `run_system_with`: the
-        // scheduler runs `S` once, and its descendants, the only systems
-        // that read its cell, after this returns.
-        let (state, outputs, scratch) = unsafe { slot.cell.run() };
-        before(state);
-        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
-        let subtasks = if Cx::SETTINGS.inner_parallelism {
-            S::PARALLELISM.subtasks(set.len(), self.threads)
-        } else {
-            1
-        };
-        let shared: &S = state;
-        self.run_subtasks(&slot.core, subtasks, outputs, scratch, &|i, output, _| {
-            reset(output);
-            // SAFETY: as in `run_system_with`: `set` holds the system's
-            // subscribers, distinct and matched before any system ran, so
-            // each holds its signature, and nothing changes components
-            // while systems run; subtask `i` of `subtasks` gets its own part
-            // of the set (`run_subtasks` calls this once per index, and
-            // `Columns` splits one set into the same number of parts); the
-            // scheduler runs only compatible systems at the same time.
-            let mut columns = unsafe { Columns::<Cx, S>::new(self, set, i, subtasks, output) };
-            process(shared, &mut columns);
-        });
-        after(state, outputs);
+/// Builds a [`Columns`] proxy per subtask (column steps queue nothing, so
+/// it leaves the subtask's queue alone).
+pub(crate) enum ColumnsProxy {}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for ColumnsProxy {
+    type Proxy<'a> = Columns<'a, Cx, S>;
+
+    #[inline(always)]
+    unsafe fn new<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        _: &'a mut Pending<Cx>,
+    ) -> Columns<'a, Cx, S> {
+        // SAFETY: `Columns::new`'s contract is this one (caller), whose
+        // parts of `set` are `subtask_range`'s, as `Columns` splits it.
+        unsafe { Columns::new(cx, set, subtask, subtasks, output) }
     }
 }
 
@@ -139,7 +122,7 @@ where
     A: Fn(&mut S, &mut [S::Output]) + Sync,
 {
     fn run(&self, cx: &Context<Cx>) {
-        cx.run_columns_with::<S>(&self.before, &self.process, &self.after, |o| *o = Default::default());
+        cx.run_with::<S, ColumnsProxy>(&self.before, &self.process, &self.after, |o| *o = Default::default());
     }
 }
 

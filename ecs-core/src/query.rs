@@ -97,8 +97,8 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     const WITH_ID: bool;
     /// Whether `Data::for_entities` walks a run of ids in blocks (unless
     /// told otherwise with `for_entities_in_blocks` or `_in_place`): when
-    /// the query writes one component that a block stages, and does not ask
-    /// for ids. Blocks pay for straight-line arithmetic on the entity, which the
+    /// the query writes one component that a block stages, reads at least
+    /// one (see `READS`), and does not ask for ids. Blocks pay for straight-line arithmetic on the entity, which the
     /// compiler then vectorises (2.4x on simple_iter's `position +=
     /// velocity`); they cost (about 2x on the particle simulation's
     /// `keep_in_bounds` and `age`) when the closure mostly branches and
@@ -106,16 +106,44 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     /// that ask for the id (to kill the entity, defer changes, look up
     /// neighbours) or write several components mostly are such.
     #[doc(hidden)]
-    const BLOCKS: bool = Self::STAGED == 1 && !Self::WITH_ID;
+    const BLOCKS: bool = Self::STAGED == 1 && !Self::WITH_ID && Self::READS > 0;
+    /// Whether a walk over a run of consecutive ids may stay in place
+    /// instead of in blocks: the query writes one component and reads
+    /// none (what `Data::for_entities` then does by default). Blocks move
+    /// the written values so that the compiler knows a write cannot change
+    /// what is read; with nothing read, a walk over the column in place is
+    /// as fast and moves nothing (frag_iter's 520 entities: 1 046
+    /// instructions per step staged, see `benches/peers/gaps.md`).
+    #[doc(hidden)]
+    const READS: usize;
+    /// What a walk over a run of consecutive ids keeps: each column's
+    /// address of the run's first value when the column is linear.
+    #[doc(hidden)]
+    type Run;
+    /// The walk over the run of ids from `start` on.
+    ///
+    /// # Safety
+    /// As `fetch`, for `start`.
+    #[doc(hidden)]
+    unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run;
+    /// The item of id `start + k` of the run.
+    ///
+    /// # Safety
+    /// As `fetch`, for id `start + k`, and every id of `start..start + k`
+    /// holds every component in `ACCESS` too.
+    #[doc(hidden)]
+    unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> Self::Item<'i>;
     /// What a block of consecutive ids keeps.
     #[doc(hidden)]
     type Block;
-    /// The block of the ids from `start` on, as many as a block holds.
+    /// The block of the ids from `start + k` on (`start` the run's), as
+    /// many as a block holds.
     ///
     /// # Safety
-    /// As `fetch`, for every id of the block, for as long as the block lives.
+    /// As `fetch`, for every id of `start..start + k + BLOCK`, for as long
+    /// as the block lives.
     #[doc(hidden)]
-    unsafe fn block(fetch: Self::Fetch, start: EntityId) -> Self::Block;
+    unsafe fn block(run: &Self::Run, k: usize) -> Self::Block;
     /// The item of the `j`-th id of the block.
     ///
     /// # Safety
@@ -188,12 +216,24 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     // Read in place: only written values are worth moving.
     const STAGED: usize = 0;
     const WITH_ID: bool = false;
+    const READS: usize = 1;
+    type Run = Place<C::Column>;
+    #[inline(always)]
+    unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
+        // SAFETY: the state is live and `start` holds `C` (caller).
+        unsafe { Place::new(fetch, start) }
+    }
+    #[inline(always)]
+    unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> &'i C {
+        // SAFETY: the ids `start..=start + k` hold `C`, and no mutable borrow
+        // of the value exists for `'i` (caller).
+        unsafe { run.get(k) }
+    }
     type Block = Place<C::Column>;
     #[inline(always)]
-    unsafe fn block(fetch: Self::Fetch, start: EntityId) -> Self::Block {
-        // SAFETY: the caller gives `fetch`'s guarantees for every id of the
-        // block while it lives.
-        unsafe { Place::new(fetch, start) }
+    unsafe fn block(run: &Self::Run, k: usize) -> Self::Block {
+        // SAFETY: the ids `start..=start + k` hold `C` (caller).
+        unsafe { run.offset(k) }
     }
     #[inline(always)]
     unsafe fn block_item(block: &mut Self::Block, j: usize) -> &C {
@@ -223,13 +263,27 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
     }
     const STAGED: usize = Staged::<C::Column>::STAGES as usize;
     const WITH_ID: bool = false;
+    const READS: usize = 0;
+    type Run = Place<C::Column>;
+    #[inline(always)]
+    unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
+        // SAFETY: the state is live and `start` holds `C` (caller).
+        unsafe { Place::new(fetch, start) }
+    }
+    #[inline(always)]
+    unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> &'i mut C {
+        // SAFETY: the ids `start..=start + k` hold `C`, and no other borrow
+        // of the value exists for `'i` (caller).
+        unsafe { run.get_mut(k) }
+    }
     type Block = Staged<C::Column>;
     #[inline(always)]
-    unsafe fn block(fetch: Self::Fetch, start: EntityId) -> Self::Block {
-        // SAFETY: the caller gives `fetch`'s guarantees for every id of the
-        // block while it lives: the state is live, each id holds `C`, and
-        // nothing else borrows those values, which is what `Staged` needs.
-        unsafe { Staged::new(fetch, start) }
+    unsafe fn block(run: &Self::Run, k: usize) -> Self::Block {
+        // SAFETY: the caller gives `fetch`'s guarantees for every id up to
+        // the block's last while it lives: the state is live, each id holds
+        // `C`, and nothing else borrows the block's values, which is what
+        // `offset` and `Staged` need.
+        unsafe { Staged::new(run.offset(k)) }
     }
     #[inline(always)]
     unsafe fn block_item(block: &mut Self::Block, j: usize) -> &mut C {
@@ -252,10 +306,20 @@ unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for EntityId {
     }
     const STAGED: usize = 0;
     const WITH_ID: bool = true;
+    const READS: usize = 0;
+    type Run = EntityId;
+    #[inline(always)]
+    unsafe fn run((): (), start: EntityId) -> EntityId {
+        start
+    }
+    #[inline(always)]
+    unsafe fn run_item<'i>(start: &EntityId, k: usize) -> Self::Item<'i> {
+        EntityId(start.0 + k as u32)
+    }
     type Block = EntityId;
     #[inline(always)]
-    unsafe fn block((): (), start: EntityId) -> EntityId {
-        start
+    unsafe fn block(start: &EntityId, k: usize) -> EntityId {
+        EntityId(start.0 + k as u32)
     }
     #[inline(always)]
     unsafe fn block_item(start: &mut EntityId, j: usize) -> EntityId {
@@ -291,13 +355,29 @@ macro_rules! tuple_query {
             }
             const STAGED: usize = 0 $(+ $Q::STAGED)+;
             const WITH_ID: bool = false $(|| $Q::WITH_ID)+;
-            type Block = ($($Q::Block,)+);
+            const READS: usize = 0 $(+ $Q::READS)+;
+            type Run = ($($Q::Run,)+);
             #[inline(always)]
             #[allow(non_snake_case, reason = "the fetch states are named after their query types")]
-            unsafe fn block(fetch: Self::Fetch, start: EntityId) -> Self::Block {
+            unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
                 let ($($Q,)+) = fetch;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::block($Q, start) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::run($Q, start) },)+)
+            }
+            #[inline(always)]
+            #[allow(non_snake_case, reason = "the runs are named after their query types")]
+            unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> Self::Item<'i> {
+                let ($($Q,)+) = run;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { <$Q as Query<Cx, S>>::run_item($Q, k) },)+)
+            }
+            type Block = ($($Q::Block,)+);
+            #[inline(always)]
+            #[allow(non_snake_case, reason = "the runs are named after their query types")]
+            unsafe fn block(run: &Self::Run, k: usize) -> Self::Block {
+                let ($($Q,)+) = run;
+                // SAFETY: forwarded from the caller, element by element.
+                ($(unsafe { <$Q as Query<Cx, S>>::block($Q, k) },)+)
             }
             #[inline(always)]
             #[allow(non_snake_case, reason = "the blocks are named after their query types")]
@@ -312,8 +392,9 @@ macro_rules! tuple_query {
     };
 }
 
-/// The single access of an element query (elements are never tuples).
-const fn first(access: &'static [Access]) -> Access {
+/// The single access of an element query (elements are never tuples),
+/// for entity and column queries.
+pub(crate) const fn first(access: &'static [Access]) -> Access {
     assert!(access.len() == 1, "queries may not be nested tuples");
     access[0]
 }

@@ -14,7 +14,7 @@ use core::cell::UnsafeCell;
 /// changes, whose memory a run keeps for the next).
 ///
 /// Who touches the cell, and when:
-/// - `Context::run_system_with::<S>` alone borrows it mutably
+/// - `Context::run_with::<S, _>` alone borrows it mutably
 ///   ([`run`](Self::run)), for the length of one run. A run happens only
 ///   inside `Context::run_selected`, which holds the context borrowed
 ///   mutably, and its scheduler starts each system at most once, so two runs

@@ -7,7 +7,8 @@
 //! valgrind --tool=callgrind benches/peers/target/release/examples/callgrind insert ecs 11
 //! ```
 //!
-//! Workloads: `insert`, `add_remove`, `schedule` (one thread), `heavy`;
+//! Workloads: `insert`, `add_remove`, `schedule` (one thread), `heavy`,
+//! `iter` (simple_iter), `frag` (frag_iter);
 //! versions: `ecs`, `best`. A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
@@ -126,6 +127,61 @@ impl System<Sched> for SwapCe {
 }
 
 #[derive(Default)]
+pub struct Move;
+
+ecs::declare_context! {
+    pub context Iter {
+        settings { entities: fixed(10_000), threads: 1 }
+        components { Transform, Position, Rotation, Velocity: contiguous; }
+        systems { movement: Move { read: [Velocity], write: [Position] } }
+    }
+}
+
+fn advance(p: &mut Position, v: &Velocity) {
+    p.0[0] += v.0[0];
+    p.0[1] += v.0[1];
+    p.0[2] += v.0[2];
+}
+
+impl System<Iter> for Move {
+    fn process(&self, data: &mut Data<'_, Iter, Self>, _: &()) {
+        data.for_each::<(&mut Position, &Velocity)>(|(p, v)| advance(p, v));
+    }
+}
+
+/// `frag_iter`'s components: what the system doubles, and 26 markers.
+pub mod frag {
+    macro_rules! markers {
+        ($($m:ident),+) => {$(
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub struct $m(pub f32);
+        )+};
+    }
+    markers!(Data, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+}
+
+#[derive(Default)]
+pub struct Double;
+
+ecs::declare_context! {
+    pub context Frag {
+        settings { entities: fixed(520), threads: 1 }
+        components {
+            frag::Data, frag::A, frag::B, frag::C, frag::D, frag::E, frag::F, frag::G, frag::H, frag::I, frag::J,
+            frag::K, frag::L, frag::M, frag::N, frag::O, frag::P, frag::Q, frag::R, frag::S, frag::T, frag::U,
+            frag::V, frag::W, frag::X, frag::Y, frag::Z: contiguous;
+        }
+        systems { double: Double { write: [frag::Data] } }
+    }
+}
+
+impl System<Frag> for Double {
+    fn process(&self, data: &mut Data<'_, Frag, Self>, _: &()) {
+        data.for_each::<&mut frag::Data>(|d| d.0 *= 2.0);
+    }
+}
+
+#[derive(Default)]
 pub struct Heavy;
 
 ecs::declare_context! {
@@ -239,9 +295,70 @@ fn heavy_compute(best: bool, iterations: usize) {
     }
 }
 
+fn simple_iter(best: bool, iterations: usize) {
+    if best {
+        // As benches/peers/src/libs/best.rs: positions staged 8 at a time.
+        let (mut ps, vs) = (vec![position(); N], vec![velocity(); N]);
+        for _ in 0..iterations {
+            let mut pc = ps.chunks_exact_mut(8);
+            let mut vc = vs.chunks_exact(8);
+            for (p, v) in (&mut pc).zip(&mut vc) {
+                let mut staged: [Position; 8] = core::array::from_fn(|i| p[i]);
+                for (p, v) in staged.iter_mut().zip(v) {
+                    advance(p, v);
+                }
+                p.copy_from_slice(&staged);
+            }
+            for (p, v) in pc.into_remainder().iter_mut().zip(vc.remainder()) {
+                advance(p, v);
+            }
+            black_box(&mut ps);
+        }
+    } else {
+        let mut world = Iter::new();
+        world.step(|p| {
+            for _ in 0..N {
+                p.spawn((transform(), position(), rotation(), velocity())).expect("room");
+            }
+        });
+        for _ in 0..iterations {
+            world.step(|p| p.run_all(&()));
+        }
+    }
+}
+
+/// Spawns 20 entities with `Data` and marker `$m`, for each marker in turn.
+macro_rules! spawn_groups {
+    ($p:expr, $($m:ident),+) => {$(
+        for _ in 0..20 {
+            $p.spawn((frag::$m(1.0), frag::Data(1.0))).expect("room");
+        }
+    )+};
+}
+
+fn frag_iter(best: bool, iterations: usize) {
+    if best {
+        let mut data = vec![frag::Data(1.0); 520];
+        for _ in 0..iterations {
+            for d in &mut data {
+                d.0 *= 2.0;
+            }
+            black_box(&mut data);
+        }
+    } else {
+        let mut world = Frag::new();
+        world.step(|p| {
+            spawn_groups!(p, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
+        });
+        for _ in 0..iterations {
+            world.step(|p| p.run_all(&()));
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: callgrind insert|add_remove|schedule|heavy ecs|best ITERATIONS";
+    let usage = "usage: callgrind insert|add_remove|schedule|heavy|iter|frag ecs|best ITERATIONS";
     let (Some(workload), Some(version)) = (args.get(1), args.get(2)) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -260,6 +377,8 @@ fn main() {
         "add_remove" if !best => add_remove(iterations),
         "schedule" => schedule(best, iterations),
         "heavy" => heavy_compute(best, iterations),
+        "iter" => simple_iter(best, iterations),
+        "frag" => frag_iter(best, iterations),
         _ => {
             eprintln!("{usage} (add_remove: ecs only)");
             std::process::exit(2);

@@ -189,27 +189,34 @@ unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
     blocks: bool,
     f: &mut impl FnMut(Q::Item<'_>),
 ) {
-    let mut start = run.start;
+    if run.is_empty() {
+        return;
+    }
+    // SAFETY: `run.start` is an id of the run (caller's guarantees).
+    let place = unsafe { Q::run(fetch, EntityId(run.start)) };
+    let len = run.len();
+    let mut done = 0;
     if blocks {
-        let full = run.len() - run.len() % BLOCK;
-        let blocks_end = run.start + full as u32;
-        while start < blocks_end {
-            // SAFETY: the ids `start..start + BLOCK` are ids of the run
-            // (`start + BLOCK <= blocks_end <= run.end`), so the caller's
-            // guarantees hold for each; the block lives for this iteration
-            // only, during which only its items reach the values.
-            let mut block = unsafe { Q::block(fetch, EntityId(start)) };
+        // Counted in blocks, as `Data::walk` does.
+        let blocks = len / BLOCK;
+        for b in 0..blocks {
+            // SAFETY: the ids up to `run.start + (b + 1) * BLOCK` are ids of
+            // the run (`(b + 1) * BLOCK <= len`), so the caller's guarantees
+            // hold for each; the block lives for this iteration only, during
+            // which only its items reach the values.
+            let mut block = unsafe { Q::block(&place, b * BLOCK) };
             for j in 0..BLOCK {
                 // SAFETY: `j < BLOCK`.
                 f(unsafe { Q::block_item(&mut block, j) });
             }
-            start += BLOCK as u32;
         }
+        done = blocks * BLOCK;
     }
-    for id in start..run.end {
-        // SAFETY: `id` is an id of the run (caller's guarantees); each item
-        // lives for one call of `f`, and each id is fetched once.
-        f(unsafe { Q::fetch(fetch, EntityId(id)) });
+    for k in done..len {
+        // SAFETY: the ids `run.start..=run.start + k` are ids of the run
+        // (caller's guarantees); each item lives for one call of `f`, and
+        // each id is fetched once.
+        f(unsafe { Q::run_item(&place, k) });
     }
 }
 
@@ -223,9 +230,9 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// holds the context exclusively. It runs as a system's
     /// [`Data::for_each`](crate::Data::for_each) does, over the runs of
     /// consecutive ids that match: in blocks of 8 when `Q` writes one
-    /// `contiguous` component and asks for no id, one entity at a time
-    /// otherwise. For an entity's handle, ask for its [`EntityId`] and call
-    /// [`handle`](Self::handle) afterwards, or iterate
+    /// `contiguous` component, reads another and asks for no id, one entity
+    /// at a time otherwise. For an entity's handle, ask for its
+    /// [`EntityId`] and call [`handle`](Self::handle) afterwards, or iterate
     /// [`query`](Self::query), which yields handles.
     ///
     /// ```

@@ -2,7 +2,7 @@
 //! given as closures that capture what they need (a time step, a renderer),
 //! instead of the systems' `System` implementations.
 
-use crate::context::Context;
+use crate::context::{Context, DataProxy};
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::Data;
 use core::marker::PhantomData;
@@ -84,7 +84,7 @@ where
     A: Fn(&mut S, &mut [S::Output]) + Sync,
 {
     fn run(&self, cx: &Context<Cx>) {
-        cx.run_system_with::<S>(&self.before, &self.process, &self.after, |o| *o = Default::default());
+        cx.run_with::<S, DataProxy>(&self.before, &self.process, &self.after, |o| *o = Default::default());
     }
 }
 

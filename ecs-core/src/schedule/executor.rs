@@ -19,29 +19,28 @@ use std::panic::{self, AssertUnwindSafe};
 /// the caller's thread otherwise. Returns when all have finished; a panic in
 /// any of them is re-raised here once the others have stopped (systems
 /// that wait for a panicking one do not run).
+#[inline(always)]
 pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
-    execute_systems(Cx::TOPOLOGICAL, Cx::SYSTEMS, team, selected, run);
-}
-
-/// [`execute`] for the systems `systems`, in topological order `topological`:
-/// not generic, so that the scheduler (and the team's and thread pool's
-/// generic code it uses) is compiled once, in this crate, rather than in
-/// every crate that declares a context.
-fn execute_systems(
-    topological: &'static [usize],
-    systems: &'static [SystemInfo],
-    team: Option<&Team>,
-    selected: &[bool],
-    run: &(dyn Fn(usize) + Sync),
-) {
-    let Some(team) = team else {
-        for &i in topological {
-            if selected[i] {
-                run(i);
+    match team {
+        // Without a team, in topological order on this thread: inlined into
+        // the caller, which then calls its own closure directly (a step of
+        // a small system spends as much in the calls around it as in it).
+        None => {
+            for &i in Cx::TOPOLOGICAL {
+                if selected[i] {
+                    run(i);
+                }
             }
         }
-        return;
-    };
+        Some(team) => execute_systems(Cx::SYSTEMS, team, selected, run),
+    }
+}
+
+/// [`execute`] on `team` for the systems `systems`: not generic, so that
+/// the scheduler (and the team's and thread pool's generic code it uses) is
+/// compiled once, in this crate, rather than in
+/// every crate that declares a context.
+fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
     let counters = Counters::new(systems, selected);
     let graph = Graph {
         team,

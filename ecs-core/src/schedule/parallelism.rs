@@ -90,6 +90,10 @@ impl Parallelism {
 /// equal, contiguous, covering `0..n` exactly once.
 #[inline]
 pub(crate) fn subtask_range(n: usize, k: usize, i: usize) -> core::ops::Range<usize> {
+    // Most systems run as one subtask: no division.
+    if k == 1 {
+        return 0..n;
+    }
     let base = n / k;
     let extra = n % k;
     let start = i * base + i.min(extra);

@@ -57,8 +57,9 @@ pub const NOTES: &str = "one `declare_context!` per workload, every component `c
 systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-component bundles inside one \
 `step`, then dropped, all timed. simple_iter / frag_iter: one system (`read: [Velocity], write: [Position]` / \
 `write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`; both queries \
-write one component and ask for no id, so the entities, one run of ids, go in blocks of 8 whose written values \
-sit on the stack. heavy_compute: \
+write one component and ask for no id; the entities are one run of ids, which simple_iter's query (reading \
+`Velocity`) walks in blocks of 8 whose written values sit on the stack, and frag_iter's (reading nothing) walks \
+in place, its column like a slice. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \
 measured the same here, 1.27 ms against 1.26 ms, and 4-7% slower on an earlier AMD machine), `threads: auto`. add_remove: one `step` with `add_to_all::<(A,), _>(|_| B(0.0))` then \
 `run_all(&())`, a second with `remove_from_all::<B>()` then `run_all(&())`, the README's way to change many \
