@@ -12,7 +12,7 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
     Spawned, Step, System, View,
 };
-pub use ecs_core::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
+pub use ecs_core::{ColumnSystem, Columns, InstanceKey, Layout, Liveness, Many, NameError};
 /// # Example
 ///
 /// ```

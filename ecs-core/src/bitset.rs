@@ -9,7 +9,7 @@
 /// An entity's bitset has bit `i` set when the entity holds the component with
 /// index `i`; a system's signature has the bits of every component it reads or
 /// writes. An entity matches a system when its bitset contains the signature.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Bitset<const W: usize>([u64; W]);
 
 impl<const W: usize> Default for Bitset<W> {
@@ -129,7 +129,12 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// assert!(bits.contains(<Velocity as Component<World>>::INDEX));
 /// assert!(!bits.contains(<Position as Component<World>>::INDEX));
 /// ```
-pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
+///
+/// Sets are totally ordered (any fixed order serves) so that the
+/// `layout: archetypes` setting can sort entities by their set.
+pub trait ComponentSet:
+    sealed::Sealed + Copy + Default + Eq + Ord + core::hash::Hash + Send + Sync + core::fmt::Debug + 'static
+{
     /// Sets bit `bit`.
     fn insert(&mut self, bit: usize);
     /// Clears bit `bit`.
@@ -216,7 +221,7 @@ impl<const W: usize> ComponentSet for Bitset<W> {
 macro_rules! small_set {
     ($(#[$doc:meta])* $name:ident, $word:ty) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
         pub struct $name($word);
 
         impl $name {
