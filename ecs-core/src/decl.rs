@@ -109,8 +109,11 @@ pub struct SystemInfo {
 /// - `TOPOLOGICAL` lists every system once, each after its dependencies;
 /// - `remove_component(s, i, id)` removes the value of component `i` (the one
 ///   whose [`Component::INDEX`] is `i`) with [`Column::remove`] and touches
-///   nothing else, and `relocate_component(s, i, from, to)` moves it with
-///   [`Column::relocate`] and touches nothing else;
+///   nothing else, `relocate_component(s, i, from, to)` moves it with
+///   [`Column::relocate`] and touches nothing else, and, when
+///   `SETTINGS.layout` is `Layout::Archetypes`, `swap_component(s, i, a,
+///   b)` exchanges the values of `a` and `b` with [`Column::swap`] and
+///   touches nothing else;
 /// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
 ///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
 /// - `RESOURCES` names every resource once (each [`Resource::INDEX`](crate::Resource::INDEX)
@@ -196,7 +199,10 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// `to`, which holds none.
     fn relocate_component(storages: &mut Self::Storages, index: usize, from: EntityId, to: EntityId);
     /// Exchanges the values of component `index` of ids `a` and `b`, which
-    /// both hold one (see [`Column::swap`]).
+    /// both hold one (see [`Column::swap`]). Called only when
+    /// [`SETTINGS`](Self::SETTINGS)`.layout` is
+    /// [`Layout::Archetypes`](crate::Layout::Archetypes) (the macro emits an
+    /// empty body otherwise).
     fn swap_component(storages: &mut Self::Storages, index: usize, a: EntityId, b: EntityId);
     /// The type-erased part of system `index`'s slot.
     fn slot_core(systems: &Self::Systems, index: usize) -> &SlotCore<Self>;

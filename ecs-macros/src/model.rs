@@ -314,6 +314,13 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
             (kw::LAYOUT, SettingValue::Word(w)) if w == kw::IDS || w == kw::ARCHETYPES => {
                 s.archetypes = w == kw::ARCHETYPES;
             }
+            (kw::LAYOUT, SettingValue::Word(w)) => cx.error_spanned(
+                w,
+                format!(
+                    "unknown layout `{w}`; expected `archetypes` (entity ids sorted by component set at each refresh) or `ids` (creation order, the default){}",
+                    crate::suggest::did_you_mean(&w.to_string(), [kw::ARCHETYPES, kw::IDS])
+                ),
+            ),
             (kw::THREADS, SettingValue::Number(n)) => {
                 match parse::count(n, "`threads: N`", "the number of threads", 1, kw::MAX_THREADS) {
                     Ok(n) => s.threads = Some(n),

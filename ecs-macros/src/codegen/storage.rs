@@ -168,8 +168,13 @@ pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .collect()
 }
 
-/// One arm per component: `i => Column::swap(column of component i, a, b)`.
+/// One arm per component: `i => Column::swap(column of component i, a, b)`;
+/// none under `layout: ids`, where the runtime never exchanges entities
+/// (no code for it to compile).
 pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+    if !model.settings.archetypes {
+        return Vec::new();
+    }
     let context = &names.context;
     model
         .components
