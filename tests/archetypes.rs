@@ -314,3 +314,63 @@ mod by_id {
         });
     }
 }
+
+/// The components systems name order the sets first: the entities of a
+/// system over one combination of them are one run of ids, whatever other
+/// components they hold.
+mod named_first {
+    use super::*;
+
+    /// Records the ids it processes.
+    #[derive(Default)]
+    pub struct Move;
+
+    ecs::declare_context! {
+        pub context Ctx {
+            settings { entities: fixed(400), threads: 2, layout: archetypes }
+            components { Other, Val, Mark, Pad: contiguous; }
+            systems { movement: Move { read: [Val], write: [Other], output: Vec<EntityId>, parallelism: split_every(9) } }
+        }
+    }
+
+    impl System<Ctx> for Move {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            data.for_each::<(&mut Other, &Val)>(|(o, v)| o.0 += v.0);
+            let ids = data.entities().to_vec();
+            data.output().extend(ids);
+        }
+    }
+
+    #[test]
+    fn a_systems_entities_are_one_run() {
+        let mut cx = Ctx::new();
+        let mut rng = Lcg(99);
+        let movers: Vec<Entity> = cx.step(|p| {
+            (0..300)
+                .filter_map(|i| {
+                    let e = p.spawn((Other(0),)).unwrap();
+                    if rng.below(2) == 0 {
+                        p.add(e, Mark).unwrap();
+                    }
+                    if rng.below(2) == 0 {
+                        p.add(e, Pad(1)).unwrap();
+                    }
+                    (rng.below(7) == 0).then(|| {
+                        p.add(e, Val(i)).unwrap();
+                        e
+                    })
+                })
+                .collect()
+        });
+        cx.step(|p| {
+            p.run_all(&());
+            let ids: Vec<EntityId> = p.outputs::<Move>().concat();
+            assert_eq!(ids.len(), movers.len());
+            let run = ids.windows(2).all(|w| w[1].index() == w[0].index() + 1);
+            assert!(run, "the movers, of four sets, are one run: {ids:?}");
+            for &e in &movers {
+                assert_eq!(p.get::<Other>(e).copied(), p.get::<Val>(e).map(|v| Other(v.0)));
+            }
+        });
+    }
+}

@@ -21,8 +21,13 @@ impl<Cx: ContextDecl> Context<Cx> {
         // storage's `swap` or `relocate` could panic there (the built-in
         // ones exchange in place and drop nothing); unwinding would leave
         // that state behind, so abort instead.
+        // The components some system names decide the order first.
+        let mut named = Cx::Bits::default();
+        for signature in Cx::SIGNATURES {
+            named.union_with(signature);
+        }
         let guard = AbortOnUnwind;
-        let swaps = self.entities.arrange(|a, b, set_a, set_b| {
+        let swaps = self.entities.arrange(&named, |a, b, set_a, set_b| {
             let mut both = *set_a;
             both.union_with(set_b);
             both.for_each(|c| match (set_a.contains(c), set_b.contains(c)) {

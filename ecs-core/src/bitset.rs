@@ -152,6 +152,8 @@ pub trait ComponentSet:
     fn is_empty(&self) -> bool;
     /// Sets every bit of `other`.
     fn union_with(&mut self, other: &Self);
+    /// The bits set in both `self` and `other`.
+    fn intersection(&self, other: &Self) -> Self;
     /// Calls `f` with each set bit, in increasing order.
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
@@ -204,6 +206,10 @@ impl<const W: usize> ComponentSet for Bitset<W> {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a |= b;
         }
+    }
+    #[inline]
+    fn intersection(&self, other: &Self) -> Self {
+        Self(core::array::from_fn(|w| self.0[w] & other.0[w]))
     }
     fn for_each(&self, f: impl FnMut(usize)) {
         self.iter().for_each(f)
@@ -278,6 +284,10 @@ macro_rules! small_set {
             #[inline]
             fn union_with(&mut self, other: &Self) {
                 self.0 |= other.0;
+            }
+            #[inline]
+            fn intersection(&self, other: &Self) -> Self {
+                Self(self.0 & other.0)
             }
             #[inline]
             fn for_each(&self, f: impl FnMut(usize)) {

@@ -767,8 +767,8 @@ impl<B: ComponentSet> Entities<B> {
         self.free_unsorted = true;
     }
 
-    /// Sorts the ids by component set (`layout: archetypes`, see
-    /// `layout.rs`) if an entity was created, changed set or moved since
+    /// Sorts the ids by component set, the components of `named` first
+    /// (`layout: archetypes`, see `layout.rs`), if an entity was created, changed set or moved since
     /// the last call: `swap(a, b, bits_a, bits_b)` must exchange the
     /// entities of ids `a` and `b` everywhere else (their values, given the
     /// sets they held before the exchange); this table exchanges their
@@ -776,14 +776,14 @@ impl<B: ComponentSet> Entities<B> {
     ///
     /// Call only outside a refresh's reclamation, where no entity is dying
     /// and no id is a hole.
-    pub(crate) fn arrange(&mut self, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize {
+    pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize {
         if !core::mem::replace(&mut self.moved, false) {
             return 0;
         }
         debug_assert!(self.holes.is_empty() && self.dying.is_empty());
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
-        let swaps = crate::layout::arrange(&mut sets, |a, b, set_a, set_b| {
+        let swaps = crate::layout::arrange(&mut sets, named, |a, b, set_a, set_b| {
             swap(EntityId(a as u32), EntityId(b as u32), &set_a, &set_b);
             slot_of.swap(a, b);
             for id in [a, b] {

@@ -44,6 +44,14 @@
 //! moving entities that `Layout::Ids` leaves alone, and for systems that
 //! match every entity the layout changes nothing: measure
 //! (`benches/peers`, "fragmented").
+//!
+//! # Order
+//!
+//! Sets are ordered first by the components that some system reads or
+//! writes, then by the others: sets that differ only in components no
+//! system names sit side by side, so a system over one combination of named
+//! components walks one run of ids (in blocks of 8) however many sets hold
+//! it; a system whose entities span several runs walks each without gaps.
 
 use crate::bitset::ComponentSet;
 use std::collections::BTreeMap;
@@ -115,14 +123,21 @@ pub enum Layout {
 /// the sets they held before it (the caller exchanges the two entities
 /// everywhere it keeps them). Returns the number of exchanges.
 ///
+/// The order is that of `(set ∩ named, set)`: the components in `named`
+/// (those some system reads or writes) decide first, so that sets which
+/// differ only in components no system names sit side by side, and a
+/// system over one combination of named components walks one run of ids
+/// however many sets hold it (one system: its entities are always one run).
+///
 /// Only entities outside their set's run move; `sets` already sorted costs
 /// one pass and no allocation.
-pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], mut swap: impl FnMut(usize, usize, B, B)) -> usize {
-    if sets.windows(2).all(|w| w[0] <= w[1]) {
+pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl FnMut(usize, usize, B, B)) -> usize {
+    let key = |s: B| (s.intersection(named), s);
+    if sets.windows(2).all(|w| key(w[0]) <= key(w[1])) {
         return 0;
     }
     // The archetypes in order, and where each one's run starts.
-    let mut counts: BTreeMap<B, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<(B, B), usize> = BTreeMap::new();
     let mut last: Option<(B, usize)> = None;
     for &s in sets.iter() {
         // Neighbours mostly share a set: count runs, not entities.
@@ -130,21 +145,21 @@ pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], mut swap: impl FnMut(usiz
             Some((b, n)) if *b == s => *n += 1,
             _ => {
                 if let Some((b, n)) = last.take() {
-                    *counts.entry(b).or_default() += n;
+                    *counts.entry(key(b)).or_default() += n;
                 }
                 last = Some((s, 1));
             }
         }
     }
     if let Some((b, n)) = last {
-        *counts.entry(b).or_default() += n;
+        *counts.entry(key(b)).or_default() += n;
     }
     let mut start = 0;
     let mut bucket_of: BTreeMap<B, usize> = BTreeMap::new();
     // `next[k]`: the first place of archetype `k`'s run not yet known to
     // hold one of its own; `end[k]`: one past its run.
     let (mut next, mut end) = (Vec::with_capacity(counts.len()), Vec::with_capacity(counts.len()));
-    for (k, (b, n)) in counts.into_iter().enumerate() {
+    for (k, ((_, b), n)) in counts.into_iter().enumerate() {
         bucket_of.insert(b, k);
         next.push(start);
         start += n;
@@ -202,11 +217,15 @@ mod tests {
         let mut arranged = sets.to_vec();
         let mut names: Vec<usize> = (0..sets.len()).collect();
         let mut seen = arranged.clone();
-        let swaps = arrange(&mut arranged, |a, b, sa, sb| {
-            assert_eq!((seen[a], seen[b]), (sa, sb), "the sets before the exchange");
-            seen.swap(a, b);
-            names.swap(a, b);
-        });
+        let swaps = arrange(
+            &mut arranged,
+            &Bits8::from_indices(&[0, 1, 2, 3, 4, 5, 6, 7]),
+            |a, b, sa, sb| {
+                assert_eq!((seen[a], seen[b]), (sa, sb), "the sets before the exchange");
+                seen.swap(a, b);
+                names.swap(a, b);
+            },
+        );
         assert!(arranged.windows(2).all(|w| w[0] <= w[1]), "sorted: {arranged:?}");
         for (place, &name) in names.iter().enumerate() {
             assert_eq!(arranged[place], sets[name], "entity {name} moved without its set");
@@ -241,6 +260,31 @@ mod tests {
         // One of the first set appended: one exchange per boundary after it.
         sets.push(a);
         assert_eq!(check(&sets), 2);
+    }
+
+    #[test]
+    fn a_systems_entities_are_one_run_whatever_else_they_hold() {
+        // Components 0-1 are named by a system over {1}; 2-7 by none.
+        let named = Bits8::from_indices(&[0, 1]);
+        let mut x = 7u32;
+        let mut sets: Vec<Bits8> = (0..400)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let mut s = Bits8::from_indices(&[2 + ((x >> 16) % 6) as usize]);
+                if (x >> 24) % 10 == 0 {
+                    s.insert(1);
+                }
+                s
+            })
+            .collect();
+        arrange(&mut sets, &named, |_, _, _, _| {});
+        let movers: Vec<usize> = (0..sets.len()).filter(|&i| sets[i].contains(1)).collect();
+        assert!(movers.len() > 10);
+        assert!(movers.windows(2).all(|w| w[1] == w[0] + 1), "one run: {movers:?}");
+        // And each set is still one run of its own.
+        for i in 1..sets.len() {
+            assert!(!sets[..i - 1].contains(&sets[i]) || sets[i - 1] == sets[i]);
+        }
     }
 
     #[test]
