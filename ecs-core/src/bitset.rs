@@ -9,7 +9,7 @@
 /// An entity's bitset has bit `i` set when the entity holds the component with
 /// index `i`; a system's signature has the bits of every component it reads or
 /// writes. An entity matches a system when its bitset contains the signature.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Bitset<const W: usize>([u64; W]);
 
 impl<const W: usize> Default for Bitset<W> {
@@ -129,12 +129,7 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// assert!(bits.contains(<Velocity as Component<World>>::INDEX));
 /// assert!(!bits.contains(<Position as Component<World>>::INDEX));
 /// ```
-///
-/// Sets are totally ordered (any fixed order serves) so that the
-/// `layout: archetypes` setting can sort entities by their set.
-pub trait ComponentSet:
-    sealed::Sealed + Copy + Default + Eq + Ord + core::hash::Hash + Send + Sync + core::fmt::Debug + 'static
-{
+pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
     fn insert(&mut self, bit: usize);
     /// Clears bit `bit`.
@@ -154,6 +149,9 @@ pub trait ComponentSet:
     fn union_with(&mut self, other: &Self);
     /// The bits set in both `self` and `other`.
     fn intersection(&self, other: &Self) -> Self;
+    /// A total order of sets (any fixed one serves), by which the
+    /// `layout: archetypes` setting sorts entities.
+    fn order(&self, other: &Self) -> core::cmp::Ordering;
     /// Calls `f` with each set bit, in increasing order.
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
@@ -211,6 +209,10 @@ impl<const W: usize> ComponentSet for Bitset<W> {
     fn intersection(&self, other: &Self) -> Self {
         Self(core::array::from_fn(|w| self.0[w] & other.0[w]))
     }
+    #[inline]
+    fn order(&self, other: &Self) -> core::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
     fn for_each(&self, f: impl FnMut(usize)) {
         self.iter().for_each(f)
     }
@@ -227,7 +229,7 @@ impl<const W: usize> ComponentSet for Bitset<W> {
 macro_rules! small_set {
     ($(#[$doc:meta])* $name:ident, $word:ty) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
         pub struct $name($word);
 
         impl $name {
@@ -288,6 +290,10 @@ macro_rules! small_set {
             #[inline]
             fn intersection(&self, other: &Self) -> Self {
                 Self(self.0 & other.0)
+            }
+            #[inline]
+            fn order(&self, other: &Self) -> core::cmp::Ordering {
+                self.0.cmp(&other.0)
             }
             #[inline]
             fn for_each(&self, f: impl FnMut(usize)) {

@@ -132,12 +132,12 @@ pub enum Layout {
 /// Only entities outside their set's run move; `sets` already sorted costs
 /// one pass and no allocation.
 pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl FnMut(usize, usize, B, B)) -> usize {
-    let key = |s: B| (s.intersection(named), s);
+    let key = |s: B| Key(s.intersection(named), s);
     if sets.windows(2).all(|w| key(w[0]) <= key(w[1])) {
         return 0;
     }
     // The archetypes in order, and where each one's run starts.
-    let mut counts: BTreeMap<(B, B), usize> = BTreeMap::new();
+    let mut counts: BTreeMap<Key<B>, usize> = BTreeMap::new();
     let mut last: Option<(B, usize)> = None;
     for &s in sets.iter() {
         // Neighbours mostly share a set: count runs, not entities.
@@ -155,11 +155,11 @@ pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl
         *counts.entry(key(b)).or_default() += n;
     }
     let mut start = 0;
-    let mut bucket_of: BTreeMap<B, usize> = BTreeMap::new();
+    let mut bucket_of: BTreeMap<Key<B>, usize> = BTreeMap::new();
     // `next[k]`: the first place of archetype `k`'s run not yet known to
     // hold one of its own; `end[k]`: one past its run.
     let (mut next, mut end) = (Vec::with_capacity(counts.len()), Vec::with_capacity(counts.len()));
-    for (k, ((_, b), n)) in counts.into_iter().enumerate() {
+    for (k, (b, n)) in counts.into_iter().enumerate() {
         bucket_of.insert(b, k);
         next.push(start);
         start += n;
@@ -170,7 +170,7 @@ pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl
         match cached {
             Some((b, k)) if b == s => k,
             _ => {
-                let k = bucket_of[&s];
+                let k = bucket_of[&key(s)];
                 cached = Some((s, k));
                 k
             }
@@ -202,6 +202,23 @@ pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl
     swaps
 }
 
+/// A set's place in the order: the named components first, then the set
+/// (each by [`ComponentSet::order`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key<B>(B, B);
+
+impl<B: ComponentSet> PartialOrd for Key<B> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<B: ComponentSet> Ord for Key<B> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.0.order(&other.0).then_with(|| self.1.order(&other.1))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,12 +243,15 @@ mod tests {
                 names.swap(a, b);
             },
         );
-        assert!(arranged.windows(2).all(|w| w[0] <= w[1]), "sorted: {arranged:?}");
+        assert!(
+            arranged.windows(2).all(|w| w[0].order(&w[1]).is_le()),
+            "sorted: {arranged:?}"
+        );
         for (place, &name) in names.iter().enumerate() {
             assert_eq!(arranged[place], sets[name], "entity {name} moved without its set");
         }
         let mut sorted = sets.to_vec();
-        sorted.sort();
+        sorted.sort_by(|a, b| a.order(b));
         assert_eq!(arranged, sorted);
         swaps
     }
