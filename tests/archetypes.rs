@@ -373,4 +373,48 @@ mod named_first {
             }
         });
     }
+
+    #[test]
+    fn components_no_system_names_move_nothing() {
+        let mut cx = Ctx::new();
+        let all: Vec<Entity> = cx.step(|p| {
+            (0..100)
+                .map(|i| {
+                    let e = p.spawn((Other(0), Mark)).unwrap();
+                    if i % 3 == 0 {
+                        p.add(e, Val(1)).unwrap();
+                    }
+                    e
+                })
+                .collect()
+        });
+        let ids = |cx: &mut Ctx| cx.step(|p| all.iter().map(|&e| p.id_of(e).unwrap()).collect::<Vec<_>>());
+        let before = ids(&mut cx);
+        // `Pad` and `Mark` are named by no system: the order stays.
+        cx.step(|p| {
+            for (i, &e) in all.iter().enumerate() {
+                if i % 2 == 0 {
+                    p.add(e, Pad(3)).unwrap();
+                    p.remove::<Mark>(e).unwrap();
+                }
+            }
+        });
+        assert_eq!(ids(&mut cx), before);
+        // `Val` is: the entities that gain it join the movers' run.
+        cx.step(|p| {
+            p.add(all[1], Val(2)).unwrap();
+        });
+        let after = ids(&mut cx);
+        assert_ne!(after, before);
+        cx.step(|p| {
+            let mut movers: Vec<usize> = all
+                .iter()
+                .filter(|&&e| p.get::<Val>(e).is_some())
+                .map(|&e| p.id_of(e).unwrap().index())
+                .collect();
+            movers.sort();
+            assert_eq!(movers.len(), 35);
+            assert!(movers.windows(2).all(|w| w[1] == w[0] + 1));
+        });
+    }
 }

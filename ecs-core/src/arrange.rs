@@ -7,8 +7,8 @@ use crate::context::Context;
 use crate::decl::ContextDecl;
 
 impl<Cx: ContextDecl> Context<Cx> {
-    /// Sorts the ids by component set if an entity was created, changed
-    /// set or moved since the last time; moves the values of the entities
+    /// Sorts the ids by the components systems name, if an entity was
+    /// created, gained or lost one of them, or moved since the last time; moves the values of the entities
     /// that change ids and writes the systems' sets anew, in id order.
     ///
     /// Called at the end of a refresh, once every entity is matched and

@@ -337,10 +337,16 @@ pub struct Entities<B> {
     /// by every creation, kill and reclamation. `None` until then, so a
     /// context that never hands one out pays a branch per change.
     shared: Option<Arc<Generations>>,
-    /// Whether an entity was created, changed set or moved to another id
-    /// since the last [`arrange`](Self::arrange): only then can the ids be
-    /// out of archetype order (`layout: archetypes`).
+    /// Whether an entity was created, gained or lost a component of
+    /// `order_mask`, or moved to another id since the last
+    /// [`arrange`](Self::arrange): only then can the ids be out of order
+    /// (`layout: archetypes`).
     moved: bool,
+    /// The components the order of `arrange` depends on, as its last call
+    /// gave them (none before): changes of other components leave the order
+    /// as it is. Until the first `arrange`, `moved` is set whenever an
+    /// entity exists (creations set it), so no change is missed.
+    order_mask: B,
 }
 
 impl<B: ComponentSet> Entities<B> {
@@ -372,6 +378,7 @@ impl<B: ComponentSet> Entities<B> {
             limit,
             shared: None,
             moved: false,
+            order_mask: B::default(),
         }
     }
 
@@ -631,7 +638,7 @@ impl<B: ComponentSet> Entities<B> {
     /// longer holds) component `bit`, and queues it for matching.
     #[inline]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
-        self.moved = true;
+        self.moved |= self.order_mask.contains(bit);
         let bits = &mut self.bits[id.index()];
         if present {
             bits.insert(bit);
@@ -767,9 +774,9 @@ impl<B: ComponentSet> Entities<B> {
         self.free_unsorted = true;
     }
 
-    /// Sorts the ids by component set, the components of `named` first
-    /// (`layout: archetypes`, see `layout.rs`), if an entity was created, changed set or moved since
-    /// the last call: `swap(a, b, bits_a, bits_b)` must exchange the
+    /// Sorts the ids by the components of `named` each entity holds
+    /// (`layout: archetypes`, see `layout.rs`), if an entity was created,
+    /// gained or lost one of them, or moved since the last call: `swap(a, b, bits_a, bits_b)` must exchange the
     /// entities of ids `a` and `b` everywhere else (their values, given the
     /// sets they held before the exchange); this table exchanges their
     /// slots and sets. Returns the number of exchanges.
@@ -777,6 +784,7 @@ impl<B: ComponentSet> Entities<B> {
     /// Call only outside a refresh's reclamation, where no entity is dying
     /// and no id is a hole.
     pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize {
+        self.order_mask = *named;
         if !core::mem::replace(&mut self.moved, false) {
             return 0;
         }
