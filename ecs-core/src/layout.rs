@@ -139,7 +139,9 @@ pub enum Layout {
 pub(crate) fn arrange<B: ComponentSet>(sets: &mut [B], named: &B, mut swap: impl FnMut(usize, usize, B, B)) -> usize {
     // Only the named part of a set counts: compared, counted and looked up
     // by it, so that neighbours differing in other components share the
-    // cached look-up (per entity, a `BTreeMap` search cost 8x the moves).
+    // cached look-up (a `BTreeMap` search per entity made sorting after
+    // 1 000 changes of a named component among 100 000 entities cost 12.0M
+    // instructions instead of 5.1M: `benches/peers/examples/fragmented.rs`).
     let key = |s: B| s.intersection(named);
     if sets.windows(2).all(|w| key(w[0]).order(&key(w[1])).is_le()) {
         return 0;
