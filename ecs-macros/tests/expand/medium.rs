@@ -366,22 +366,6 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         b: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::swap_value::<Stress, C0>(storages, a, b),
-            1usize => ::ecs::__private::swap_value::<Stress, C1>(storages, a, b),
-            2usize => ::ecs::__private::swap_value::<Stress, C2>(storages, a, b),
-            3usize => ::ecs::__private::swap_value::<Stress, C3>(storages, a, b),
-            4usize => ::ecs::__private::swap_value::<Stress, C4>(storages, a, b),
-            5usize => ::ecs::__private::swap_value::<Stress, C5>(storages, a, b),
-            6usize => ::ecs::__private::swap_value::<Stress, C6>(storages, a, b),
-            7usize => ::ecs::__private::swap_value::<Stress, C7>(storages, a, b),
-            8usize => ::ecs::__private::swap_value::<Stress, C8>(storages, a, b),
-            9usize => ::ecs::__private::swap_value::<Stress, C9>(storages, a, b),
-            10usize => ::ecs::__private::swap_value::<Stress, C10>(storages, a, b),
-            11usize => ::ecs::__private::swap_value::<Stress, C11>(storages, a, b),
-            12usize => ::ecs::__private::swap_value::<Stress, C12>(storages, a, b),
-            13usize => ::ecs::__private::swap_value::<Stress, C13>(storages, a, b),
-            14usize => ::ecs::__private::swap_value::<Stress, C14>(storages, a, b),
-            15usize => ::ecs::__private::swap_value::<Stress, C15>(storages, a, b),
             _ => {}
         }
     }

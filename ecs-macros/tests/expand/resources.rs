@@ -230,7 +230,6 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         b: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::swap_value::<Game, Position>(storages, a, b),
             _ => {}
         }
     }

@@ -226,9 +226,6 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         b: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::swap_value::<World, Position>(storages, a, b),
-            1usize => ::ecs::__private::swap_value::<World, Velocity>(storages, a, b),
-            2usize => ::ecs::__private::swap_value::<World, Life>(storages, a, b),
             _ => {}
         }
     }
