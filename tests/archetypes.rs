@@ -418,3 +418,134 @@ mod named_first {
         });
     }
 }
+
+/// Events, panicking drops and `many` under `layout: archetypes`.
+mod attacks {
+    use super::*;
+    use ecs::{Many, RefreshEvents};
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// Panics when dropped with a true flag.
+    #[derive(Debug)]
+    pub struct Bomb(pub bool);
+
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            if self.0 && !std::thread::panicking() {
+                panic!("bomb");
+            }
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    pub struct Spark(pub u32);
+
+    /// Reads `Val` and `Spark`s.
+    #[derive(Default)]
+    pub struct Sum;
+
+    ecs::declare_context! {
+        pub context Ctx {
+            settings { entities: dynamic(2), threads: 2, layout: archetypes }
+            components { Val, Other: contiguous; Bomb: sparse_set; Spark: many; }
+            systems { sum: Sum { read: [Val, Spark], output: u32, parallelism: split_every(3) } }
+        }
+    }
+
+    impl System<Ctx> for Sum {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+            let mut total = 0;
+            data.for_each::<(&Val, &Many<Spark>)>(|(v, sparks)| total += v.0 * sparks.iter().map(|s| s.0).sum::<u32>());
+            *data.output() = total;
+        }
+    }
+
+    #[test]
+    fn events_name_the_right_handles_after_sorting() {
+        let mut cx = Ctx::new();
+        let mut joined = Vec::new();
+        let spawned: Vec<Entity> = {
+            let mut events = RefreshEvents::new().on_subscribe::<Sum>(|e| joined.push(e));
+            cx.step_with(&mut events, |p| {
+                (0..30)
+                    .map(|i| {
+                        let e = p.spawn((Other(i),)).unwrap();
+                        if i % 4 == 1 {
+                            p.add(e, Val(i)).unwrap();
+                            p.add_instance(e, Spark(2)).unwrap();
+                        }
+                        e
+                    })
+                    .collect()
+            })
+        };
+        let mut want: Vec<Entity> = spawned.iter().copied().skip(1).step_by(4).collect();
+        joined.sort();
+        want.sort();
+        assert_eq!(joined, want);
+        cx.step(|p| {
+            p.run_all(&());
+            let expected: u32 = want.iter().map(|&e| p.get::<Val>(e).unwrap().0 * 2).sum();
+            assert_eq!(p.outputs::<Sum>().iter().sum::<u32>(), expected);
+            for (i, &e) in spawned.iter().enumerate() {
+                assert_eq!(p.get::<Other>(e), Some(&Other(i as u32)));
+            }
+        });
+    }
+
+    #[test]
+    fn a_panicking_drop_at_reclamation_leaves_a_sortable_context() {
+        let mut cx = Ctx::new();
+        let all: Vec<Entity> = cx.step(|p| {
+            (0..40)
+                .map(|i| {
+                    let e = p.spawn((Other(i),)).unwrap();
+                    if i % 3 == 0 {
+                        p.add(e, Val(1)).unwrap();
+                        p.add_instance(e, Spark(i)).unwrap();
+                    }
+                    if i % 5 == 0 {
+                        p.add(e, Bomb(true)).unwrap();
+                    }
+                    e
+                })
+                .collect()
+        });
+        // Kill the bombs (their drops panic at the refresh) and change sets
+        // of others in the same step.
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            cx.step(|p| {
+                for (i, &e) in all.iter().enumerate() {
+                    if i % 5 == 0 {
+                        p.kill(e);
+                    } else if i % 7 == 0 {
+                        p.add(e, Val(2)).unwrap();
+                        p.add_instance(e, Spark(1)).unwrap();
+                    }
+                }
+            })
+        }));
+        assert!(result.is_err(), "a bomb went off");
+        // The next refresh sorts what the interrupted one left.
+        cx.step(|_| {});
+        cx.step(|p| {
+            let mut expected = 0;
+            let mut movers = Vec::new();
+            for (i, &e) in all.iter().enumerate() {
+                if i % 5 == 0 {
+                    assert!(!p.is_alive(e));
+                    continue;
+                }
+                assert_eq!(p.get::<Other>(e), Some(&Other(i as u32)));
+                if let (Some(v), Some(s)) = (p.get::<Val>(e), p.get::<Many<Spark>>(e)) {
+                    expected += v.0 * s.iter().map(|s| s.0).sum::<u32>();
+                    movers.push(p.id_of(e).unwrap().index());
+                }
+            }
+            movers.sort();
+            assert!(movers.windows(2).all(|w| w[1] == w[0] + 1), "one run: {movers:?}");
+            p.run_all(&());
+            assert_eq!(p.outputs::<Sum>().iter().sum::<u32>(), expected);
+        });
+    }
+}
