@@ -49,7 +49,8 @@ fn spec(i: usize) -> (Pos, Option<Vel>, u8) {
     let h = x ^ (x >> 12);
     (
         Pos([(i % 1000) as f32, (i / 1000) as f32]),
-        h.is_multiple_of(10).then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
+        h.is_multiple_of(10)
+            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
         ((h >> 16) % 64) as u8,
     )
 }

@@ -178,7 +178,11 @@ pub fn move_collide_render(count: u32, checksum: u64) -> Check {
 /// `fragmented` and `fragmented_churn`: after one iteration from a fresh
 /// set-up, every entity's position (movers moved once) and how many
 /// entities hold `F0` (the churn toggled it on every hundredth).
-pub fn fragmented(churn: bool, positions: impl IntoIterator<Item = crate::libs::fragmented::Pos>, with_f0: usize) -> Check {
+pub fn fragmented(
+    churn: bool,
+    positions: impl IntoIterator<Item = crate::libs::fragmented::Pos>,
+    with_f0: usize,
+) -> Check {
     use crate::libs::fragmented::{advance, is_churned, spec, ENTITIES};
     let mut want: Vec<u64> = Vec::with_capacity(ENTITIES);
     let mut want_f0 = 0;
@@ -201,7 +205,11 @@ pub fn fragmented(churn: bool, positions: impl IntoIterator<Item = crate::libs::
     got.sort_unstable();
     want.sort_unstable();
     if got != want {
-        return Err(format!("positions after one iteration differ ({} read back, {} expected)", got.len(), want.len()));
+        return Err(format!(
+            "positions after one iteration differ ({} read back, {} expected)",
+            got.len(),
+            want.len()
+        ));
     }
     count("entities holding F0", with_f0, want_f0)
 }

@@ -33,7 +33,11 @@ impl Frag {
     fn iterate(&mut self) {
         if self.churn {
             for (i, e) in self.entities.iter_mut().enumerate().step_by(CHURN_STEP) {
-                e.fillers[0] = if e.fillers[0].is_some() { None } else { Some(filler(i, 0)) };
+                e.fillers[0] = if e.fillers[0].is_some() {
+                    None
+                } else {
+                    Some(filler(i, 0))
+                };
             }
         }
         for e in &mut self.entities {

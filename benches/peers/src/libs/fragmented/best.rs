@@ -59,6 +59,10 @@ impl Bench for Frag {
     fn check(&mut self) -> Check {
         self.iterate();
         let with_f0 = self.f0.iter().filter(|f| f.is_some()).count();
-        check(self.churn, self.mover_pos.iter().chain(&self.still_pos).copied(), with_f0)
+        check(
+            self.churn,
+            self.mover_pos.iter().chain(&self.still_pos).copied(),
+            with_f0,
+        )
     }
 }

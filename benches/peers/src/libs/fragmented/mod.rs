@@ -72,7 +72,9 @@ pub fn spec(i: usize) -> Spec {
     let h = mix(i);
     Spec {
         pos: Pos([(i % 1000) as f32, (i / 1000) as f32]),
-        vel: h.is_multiple_of(10).then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
+        vel: h
+            .is_multiple_of(10)
+            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
         fillers: ((h >> 16) % 64) as u8,
     }
 }
