@@ -12,7 +12,7 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
     Spawned, Step, System, View,
 };
-pub use ecs_core::{ColumnSystem, Columns, Consume, InstanceKey, Liveness, Many, NameError, Stream};
+pub use ecs_core::{ColumnSystem, Columns, Consume, InstanceKey, Layout, Liveness, Many, NameError, Stream};
 /// # Example
 ///
 /// ```

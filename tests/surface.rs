@@ -21,6 +21,7 @@ const ROOT: &[&str] = &[
     "EntityId",
     "EntityLimit",
     "InstanceKey",
+    "Layout",
     "Liveness",
     "Stream",
     "Many",

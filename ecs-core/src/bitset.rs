@@ -147,6 +147,11 @@ pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + cor
     fn is_empty(&self) -> bool;
     /// Sets every bit of `other`.
     fn union_with(&mut self, other: &Self);
+    /// The bits set in both `self` and `other`.
+    fn intersection(&self, other: &Self) -> Self;
+    /// A total order of sets (any fixed one serves), by which the
+    /// `layout: archetypes` setting sorts entities.
+    fn order(&self, other: &Self) -> core::cmp::Ordering;
     /// Calls `f` with each set bit, in increasing order.
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
@@ -199,6 +204,14 @@ impl<const W: usize> ComponentSet for Bitset<W> {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a |= b;
         }
+    }
+    #[inline]
+    fn intersection(&self, other: &Self) -> Self {
+        Self(core::array::from_fn(|w| self.0[w] & other.0[w]))
+    }
+    #[inline]
+    fn order(&self, other: &Self) -> core::cmp::Ordering {
+        self.0.cmp(&other.0)
     }
     fn for_each(&self, f: impl FnMut(usize)) {
         self.iter().for_each(f)
@@ -273,6 +286,14 @@ macro_rules! small_set {
             #[inline]
             fn union_with(&mut self, other: &Self) {
                 self.0 |= other.0;
+            }
+            #[inline]
+            fn intersection(&self, other: &Self) -> Self {
+                Self(self.0 & other.0)
+            }
+            #[inline]
+            fn order(&self, other: &Self) -> core::cmp::Ordering {
+                self.0.cmp(&other.0)
             }
             #[inline]
             fn for_each(&self, f: impl FnMut(usize)) {

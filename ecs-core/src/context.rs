@@ -5,6 +5,7 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
+use crate::layout::Layout;
 use crate::liveness::Liveness;
 use crate::names::Names;
 use crate::proxy::{Data, Defer, Step};
@@ -698,7 +699,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// subscriber sets have no holes left, and a set holding every entity
     /// is in id order.
     #[inline]
-    fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
+    pub(crate) fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
         if self.entities.has_dirty() {
             self.match_entities(events, collect);
         }
@@ -977,11 +978,19 @@ impl<Cx: ContextDecl> Context<Cx> {
         if collect {
             // The handlers are this step's: they see its subscriptions now.
             self.match_dirty(&mut fired, collect);
+        } else if Cx::SETTINGS.layout == Layout::Archetypes {
+            // Arranging rewrites each set from the entities' components,
+            // which needs every entity matched (without events, as a run
+            // would match them).
+            self.match_dirty(&mut fired, false);
         } else {
             // Matching waits for the next run (see `Context`), but the holes
             // reclamation left are closed now, so that the sets' memory
             // stays bounded however many steps pass without a run.
             self.compact_subscribers();
+        }
+        if Cx::SETTINGS.layout == Layout::Archetypes {
+            self.arrange_archetypes();
         }
         if !fired.is_empty() {
             for e in fired {

@@ -10,6 +10,7 @@ use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use crate::layout::Layout;
 use crate::schedule::Parallelism;
 use crate::storage::{Column, Group, Grouped, Storage};
 use crate::system::{SlotCore, SystemSlot};
@@ -19,7 +20,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use ecs::traits::{ContextDecl, Settings};
-/// use ecs::EntityLimit;
+/// use ecs::{EntityLimit, Layout};
 ///
 /// pub struct Position(pub f32);
 ///
@@ -31,7 +32,12 @@ use core::marker::PhantomData;
 ///     }
 /// }
 ///
-/// let expected = Settings { entities: EntityLimit::Fixed(10), inner_parallelism: false, threads: Some(2) };
+/// let expected = Settings {
+///     entities: EntityLimit::Fixed(10),
+///     inner_parallelism: false,
+///     threads: Some(2),
+///     layout: Layout::Ids,
+/// };
 /// assert_eq!(World::SETTINGS, expected);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +48,8 @@ pub struct Settings {
     pub inner_parallelism: bool,
     /// Worker threads; `None` means one per available core.
     pub threads: Option<usize>,
+    /// How entities are ordered in the id space (`settings { layout: .. }`).
+    pub layout: Layout,
 }
 
 /// What the runtime knows of one system of a declaration.
@@ -101,8 +109,11 @@ pub struct SystemInfo {
 /// - `TOPOLOGICAL` lists every system once, each after its dependencies;
 /// - `remove_component(s, i, id)` removes the value of component `i` (the one
 ///   whose [`Component::INDEX`] is `i`) with [`Column::remove`] and touches
-///   nothing else, and `relocate_component(s, i, from, to)` moves it with
-///   [`Column::relocate`] and touches nothing else;
+///   nothing else, `relocate_component(s, i, from, to)` moves it with
+///   [`Column::relocate`] and touches nothing else, and, when
+///   `SETTINGS.layout` is `Layout::Archetypes`, `swap_component(s, i, a,
+///   b)` exchanges the values of `a` and `b` with [`Column::swap`] and
+///   touches nothing else;
 /// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
 ///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
 /// - `RESOURCES` names every resource once (each [`Resource::INDEX`](crate::Resource::INDEX)
@@ -187,6 +198,12 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// Moves the value of component `index` from id `from`, if any, to id
     /// `to`, which holds none.
     fn relocate_component(storages: &mut Self::Storages, index: usize, from: EntityId, to: EntityId);
+    /// Exchanges the values of component `index` of ids `a` and `b`, which
+    /// both hold one (see [`Column::swap`]). Called only when
+    /// [`SETTINGS`](Self::SETTINGS)`.layout` is
+    /// [`Layout::Archetypes`](crate::Layout::Archetypes) (the macro emits an
+    /// empty body otherwise).
+    fn swap_component(storages: &mut Self::Storages, index: usize, a: EntityId, b: EntityId);
     /// The type-erased part of system `index`'s slot.
     fn slot_core(systems: &Self::Systems, index: usize) -> &SlotCore<Self>;
     /// The type-erased part of system `index`'s slot, mutably.
@@ -511,6 +528,13 @@ pub fn new_group<G: Group>(limit: EntityLimit) -> Checked<Grouped<G>> {
 #[inline(always)]
 pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
     drop(C::column_mut(storages).remove(id));
+}
+
+/// Exchanges the values of component `C` of `a` and `b`: the arm of
+/// [`ContextDecl::swap_component`] for `C`.
+#[inline(always)]
+pub fn swap_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, a: EntityId, b: EntityId) {
+    C::column_mut(storages).swap(a, b);
 }
 
 /// Moves the value of component `C` from `from` to `to`: the arm of

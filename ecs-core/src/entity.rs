@@ -337,6 +337,16 @@ pub struct Entities<B> {
     /// by every creation, kill and reclamation. `None` until then, so a
     /// context that never hands one out pays a branch per change.
     shared: Option<Arc<Generations>>,
+    /// Whether an entity was created, gained or lost a component of
+    /// `order_mask`, or moved to another id since the last
+    /// [`arrange`](Self::arrange): only then can the ids be out of order
+    /// (`layout: archetypes`).
+    moved: bool,
+    /// The components the order of `arrange` depends on, as its last call
+    /// gave them (none before): changes of other components leave the order
+    /// as it is. Until the first `arrange`, `moved` is set whenever an
+    /// entity exists (creations set it), so no change is missed.
+    order_mask: B,
 }
 
 impl<B: ComponentSet> Entities<B> {
@@ -367,6 +377,8 @@ impl<B: ComponentSet> Entities<B> {
             alive: 0,
             limit,
             shared: None,
+            moved: false,
+            order_mask: B::default(),
         }
     }
 
@@ -449,6 +461,7 @@ impl<B: ComponentSet> Entities<B> {
             Entity { slot, generation: 0 }
         };
         self.alive += 1;
+        self.moved = true;
         e
     }
 
@@ -519,6 +532,7 @@ impl<B: ComponentSet> Entities<B> {
             self.dirty.extend(slots.clone());
         }
         self.alive += count;
+        self.moved = true;
         (reused, slots)
     }
 
@@ -616,6 +630,7 @@ impl<B: ComponentSet> Entities<B> {
     /// [`mark_bulk`](Self::mark_bulk).
     #[inline]
     pub(crate) fn all_bits_mut(&mut self) -> &mut [B] {
+        self.moved = true;
         &mut self.bits
     }
 
@@ -623,6 +638,7 @@ impl<B: ComponentSet> Entities<B> {
     /// longer holds) component `bit`, and queues it for matching.
     #[inline]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
+        self.moved |= self.order_mask.contains(bit);
         let bits = &mut self.bits[id.index()];
         if present {
             bits.insert(bit);
@@ -758,6 +774,35 @@ impl<B: ComponentSet> Entities<B> {
         self.free_unsorted = true;
     }
 
+    /// Sorts the ids by the components of `named` each entity holds
+    /// (`layout: archetypes`, see `layout.rs`), if an entity was created,
+    /// gained or lost one of them, or moved since the last call: `swap(a, b, bits_a, bits_b)` must exchange the
+    /// entities of ids `a` and `b` everywhere else (their values, given the
+    /// sets they held before the exchange); this table exchanges their
+    /// slots and sets. Returns the number of exchanges.
+    ///
+    /// Call only outside a refresh's reclamation, where no entity is dying
+    /// and no id is a hole.
+    pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize {
+        self.order_mask = *named;
+        if !core::mem::replace(&mut self.moved, false) {
+            return 0;
+        }
+        debug_assert!(self.holes.is_empty() && self.dying.is_empty());
+        let mut sets = core::mem::take(&mut self.bits);
+        let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
+        let swaps = crate::layout::arrange(&mut sets, named, |a, b, set_a, set_b| {
+            swap(EntityId(a as u32), EntityId(b as u32), &set_a, &set_b);
+            slot_of.swap(a, b);
+            for id in [a, b] {
+                let m = &mut meta[slot_of[id] as usize];
+                m.place = id as u32 | (m.place & DIRTY);
+            }
+        });
+        self.bits = sets;
+        swaps
+    }
+
     /// Whether freed ids wait to be filled by [`pack`](Self::pack).
     #[inline]
     pub(crate) fn has_holes(&self) -> bool {
@@ -778,6 +823,7 @@ impl<B: ComponentSet> Entities<B> {
             // entity (or is this hole).
             let last = self.slot_of.len() as u32 - 1;
             if hole != last {
+                self.moved = true;
                 let slot = self.slot_of[last as usize];
                 let bits = self.bits[last as usize];
                 relocate(EntityId(last), EntityId(hole), &bits);
@@ -892,6 +938,7 @@ impl<B: ComponentSet> Entities<B> {
             }
         }
         table.slot_of.extend_from_slice(slot_of);
+        table.moved = true;
         table.bits.resize(slot_of.len(), B::default());
         // Descending, so that the lowest free slot is popped first.
         table

@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod access;
+mod arrange;
 mod bitset;
 mod block;
 mod column_query;
@@ -38,6 +39,7 @@ mod error;
 mod events;
 mod fn_queue;
 mod generations;
+mod layout;
 mod liveness;
 mod many;
 mod names;
@@ -86,6 +88,7 @@ pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf}
 pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
+pub use layout::Layout;
 pub use liveness::Liveness;
 pub use many::{InstanceKey, Many};
 pub use names::NameError;

@@ -297,6 +297,28 @@ impl SparseSet {
         self.ascending = true;
     }
 
+    /// Makes the members, in ascending order, the ids `i` whose `bits[i]`
+    /// contains every bit of `signature`: after the context moved entities
+    /// to other ids (`layout: archetypes`), each set is written anew in id
+    /// order rather than exchanged id by id.
+    pub(crate) fn rebuild<B: ComponentSet>(&mut self, bits: &[B], signature: &B) {
+        debug_assert!(self.holes.is_empty(), "rebuilt before compaction");
+        let before = self.len();
+        self.clear();
+        if bits.len() > self.sparse.len() {
+            self.sparse.resize(bits.len(), ABSENT);
+        }
+        let (dense, sparse) = (&mut self.dense, &mut self.sparse[..bits.len()]);
+        for (i, (b, slot)) in bits.iter().zip(sparse).enumerate() {
+            if b.contains_all(signature) {
+                *slot = dense.len() as u32;
+                dense.push(EntityId(i as u32));
+            }
+        }
+        self.ascending = true;
+        debug_assert_eq!(before, self.len(), "a rebuild changed the members");
+    }
+
     /// The members, packed.
     #[inline]
     pub fn as_slice(&self) -> &[EntityId] {

@@ -258,6 +258,20 @@ impl Subscriptions {
         self.for_each_set::<Cx>(systems, |set| set.restore_run(ids));
     }
 
+    /// Writes each set in use anew, in id order, from the entities'
+    /// component sets (`bits`, by id), once entities moved to other ids:
+    /// every entity is matched and none is dying, so a set holds exactly the
+    /// ids whose set contains its owner's signature.
+    pub(crate) fn rebuild<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, bits: &[Cx::Bits]) {
+        for i in 0..Cx::SYSTEMS.len() {
+            if self.owner[i] == i {
+                Cx::slot_core_mut(systems, i)
+                    .subscribers
+                    .rebuild(bits, &Cx::SIGNATURES[i]);
+            }
+        }
+    }
+
     /// Calls `f` with each set in use (each owner's).
     #[inline]
     fn for_each_set<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, mut f: impl FnMut(&mut SparseSet)) {

@@ -11,6 +11,7 @@ pub const ENTITIES: &str = "entities";
 pub const INNER_PARALLELISM: &str = "inner_parallelism";
 pub const THREADS: &str = "threads";
 pub const SERDE: &str = "serde";
+pub const LAYOUT: &str = "layout";
 
 /// Setting values.
 pub const FIXED: &str = "fixed";
@@ -19,6 +20,9 @@ pub const ALLOW: &str = "allow";
 pub const DENY: &str = "deny";
 pub const AUTO: &str = "auto";
 pub const ALL: &str = "all";
+/// `layout: ids` (the default) and `layout: archetypes`.
+pub const IDS: &str = "ids";
+pub const ARCHETYPES: &str = "archetypes";
 
 /// Storage strategies.
 pub const CONTIGUOUS: &str = "contiguous";

@@ -36,6 +36,8 @@ pub struct Settings {
     /// `serde: all`: the context saves and restores with serde; the token
     /// `all`, for error spans.
     pub serde: Option<Ident>,
+    /// `layout: archetypes`: each refresh sorts entity ids by component set.
+    pub archetypes: bool,
 }
 
 pub enum Limit {
@@ -293,6 +295,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
         inner_parallelism: true,
         threads: None,
         serde: None,
+        archetypes: false,
     };
     for setting in &decl.settings {
         let key = setting.key.to_string();
@@ -319,6 +322,16 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
             }
             (kw::THREADS, SettingValue::Word(w)) if w == kw::AUTO => s.threads = None,
             (kw::SERDE, SettingValue::Word(w)) if w == kw::ALL => s.serde = Some(w.clone()),
+            (kw::LAYOUT, SettingValue::Word(w)) if w == kw::IDS || w == kw::ARCHETYPES => {
+                s.archetypes = w == kw::ARCHETYPES;
+            }
+            (kw::LAYOUT, SettingValue::Word(w)) => cx.error_spanned(
+                w,
+                format!(
+                    "unknown layout `{w}`; expected `archetypes` (entity ids sorted by component set at each refresh) or `ids` (creation order, the default){}",
+                    crate::suggest::did_you_mean(&w.to_string(), [kw::ARCHETYPES, kw::IDS])
+                ),
+            ),
             (kw::THREADS, SettingValue::Number(n)) => {
                 match parse::count(n, "`threads: N`", "the number of threads", 1, kw::MAX_THREADS) {
                     Ok(n) => s.threads = Some(n),
@@ -330,6 +343,7 @@ fn settings(decl: &Declaration, cx: &mut Ctxt) -> Settings {
                     kw::ENTITIES => "`fixed(N)`, `dynamic` or `dynamic(N)`",
                     kw::INNER_PARALLELISM => "`allow` or `deny`",
                     kw::SERDE => "`all` (every component and resource is saved)",
+                    kw::LAYOUT => "`ids` (entities in creation order) or `archetypes` (sorted by component set)",
                     _ => "`auto` or a number of threads",
                 };
                 cx.error_spanned(&setting.key, format!("bad value for `{k}`: expected {expected}"));

@@ -121,12 +121,13 @@ fn parse_settings(input: ParseStream) -> Result<Vec<Setting>> {
     while !input.is_empty() {
         let key: Ident = input.parse()?;
         let k = key.to_string();
-        if ![kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE].contains(&k.as_str()) {
+        let keys = [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE, kw::LAYOUT];
+        if !keys.contains(&k.as_str()) {
             return Err(Error::new(
                 key.span(),
                 format!(
-                    "unknown setting `{k}`; expected `entities`, `inner_parallelism`, `threads` or `serde`{}",
-                    did_you_mean(&k, [kw::ENTITIES, kw::INNER_PARALLELISM, kw::THREADS, kw::SERDE])
+                    "unknown setting `{k}`; expected `entities`, `inner_parallelism`, `threads`, `serde` or `layout`{}",
+                    did_you_mean(&k, keys)
                 ),
             ));
         }

@@ -175,6 +175,45 @@ pub fn move_collide_render(count: u32, checksum: u64) -> Check {
     }
 }
 
+/// `fragmented` and `fragmented_churn`: after one iteration from a fresh
+/// set-up, every entity's position (movers moved once) and how many
+/// entities hold `F0` (the churn toggled it on every hundredth).
+pub fn fragmented(
+    churn: bool,
+    positions: impl IntoIterator<Item = crate::libs::fragmented::Pos>,
+    with_f0: usize,
+) -> Check {
+    use crate::libs::fragmented::{advance, is_churned, spec, ENTITIES};
+    let mut want: Vec<u64> = Vec::with_capacity(ENTITIES);
+    let mut want_f0 = 0;
+    for i in 0..ENTITIES {
+        let s = spec(i);
+        let mut p = s.pos;
+        if let Some(v) = &s.vel {
+            advance(&mut p, v);
+        }
+        want.push((u64::from(p.0[0].to_bits()) << 32) | u64::from(p.0[1].to_bits()));
+        let f0 = s.fillers & 1 != 0;
+        want_f0 += usize::from(f0 != (churn && is_churned(i)));
+    }
+    let mut got: Vec<u64> = positions
+        .into_iter()
+        .map(|p| (u64::from(p.0[0].to_bits()) << 32) | u64::from(p.0[1].to_bits()))
+        .collect();
+    record(got.iter().flat_map(|&b| [b as u32, (b >> 32) as u32]));
+    record([with_f0 as u32]);
+    got.sort_unstable();
+    want.sort_unstable();
+    if got != want {
+        return Err(format!(
+            "positions after one iteration differ ({} read back, {} expected)",
+            got.len(),
+            want.len()
+        ));
+    }
+    count("entities holding F0", with_f0, want_f0)
+}
+
 /// `save` and `load`: the world loaded from what was saved holds exactly
 /// the entities saved, and the entity of each handle (or index) kept from
 /// the set-up has the values it was given.

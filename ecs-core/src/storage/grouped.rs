@@ -333,6 +333,13 @@ unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
         Some(unsafe { (*G::project(g.slots[id.index()].get_mut())).assume_init_read() })
     }
 
+    #[inline]
+    fn swap(&mut self, a: EntityId, b: EntityId) {
+        // Relocating onto an id that holds a value exchanges the two values
+        // in place (see `relocate`), which is a swap when both are claimed.
+        self.relocate(a, b);
+    }
+
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         let g = &mut self.0;
         let (f, t) = (from.index(), to.index());

@@ -66,6 +66,8 @@ use core::ptr::NonNull;
 /// - [`relocate`](Self::relocate)`(from, to)`, when `from` holds a value,
 ///   leaves `to` holding that value and `from` holding none; otherwise it
 ///   changes nothing;
+/// - [`swap`](Self::swap)`(a, b)`, when both hold a value, leaves each
+///   holding the other's;
 /// - no method changes what an id holds except as listed above for the ids
 ///   the call names: the values of all other ids stay where they are,
 ///   untouched (a `&mut self` method may move the buffer they live in, see
@@ -275,6 +277,28 @@ pub unsafe trait Column: Send + Sync {
         }
     }
 
+    /// Exchanges the values of `a` and `b`, which both hold one: the
+    /// context sorts entity ids this way under `layout: archetypes`.
+    ///
+    /// Like relocation, it drops nothing. The default removes both values
+    /// and inserts each at the other id (a value `insert` returns, which a
+    /// column keeping its contract never does after `remove`, is dropped);
+    /// the built-in storages exchange in place. A panic here aborts the
+    /// process.
+    #[inline]
+    fn swap(&mut self, a: EntityId, b: EntityId) {
+        if a == b {
+            return;
+        }
+        let (va, vb) = (self.remove(a), self.remove(b));
+        if let Some(v) = vb {
+            drop(self.insert(a, v));
+        }
+        if let Some(v) = va {
+            drop(self.insert(b, v));
+        }
+    }
+
     /// Whether `id` has a value.
     fn contains(&self, id: EntityId) -> bool;
 
@@ -374,5 +398,12 @@ pub(crate) mod tests {
         assert_eq!(c.get(EntityId(5000)), None);
         assert_eq!(c.get(EntityId(7)), Some(&71));
         assert_eq!(c.get(EntityId(100)), Some(&1000));
+        // `swap` exchanges two held values and touches no other id.
+        c.swap(EntityId(7), EntityId(100));
+        assert_eq!(c.get(EntityId(7)), Some(&1000));
+        assert_eq!(c.get(EntityId(100)), Some(&71));
+        assert_eq!(c.get(EntityId(42)), Some(&421));
+        c.swap(EntityId(42), EntityId(42));
+        assert_eq!(c.get(EntityId(42)), Some(&421));
     }
 }

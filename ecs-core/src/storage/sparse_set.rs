@@ -176,6 +176,13 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         }
     }
 
+    #[inline]
+    fn swap(&mut self, a: EntityId, b: EntityId) {
+        // Relocating onto an id that holds a value exchanges the two values
+        // in place (see `relocate`), which is a swap when both are claimed.
+        self.relocate(a, b);
+    }
+
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         let Some(p) = self.slot(from) else {
             return;

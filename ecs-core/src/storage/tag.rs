@@ -111,6 +111,13 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         }
     }
 
+    #[inline]
+    fn swap(&mut self, a: EntityId, b: EntityId) {
+        // Relocating onto an id that holds a value exchanges the two values
+        // in place (see `relocate`), which is a swap when both are claimed.
+        self.relocate(a, b);
+    }
+
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         // Zero-sized values are all alike: moving one is moving its bit, and
         // an unclaimed one at `to` trades places with it (both bits stay).

@@ -139,10 +139,15 @@ pub fn context_docs(model: &Model) -> TokenStream {
         super::inspect::graph_text(model)
     ));
     doc.push_str(&format!(
-        "\n# Settings\n\n- entities: {entities}\n- inner parallelism: {}\n- threads: {}\n",
+        "\n# Settings\n\n- entities: {entities}\n- inner parallelism: {}\n- threads: {}\n{}",
         if st.inner_parallelism { "allowed" } else { "denied" },
         st.threads
             .map_or("one per available core".to_string(), |n| n.to_string()),
+        if st.archetypes {
+            "- layout: archetypes (each refresh sorts entity ids by component set)\n"
+        } else {
+            ""
+        },
     ));
     quote!(#[doc = #doc])
 }

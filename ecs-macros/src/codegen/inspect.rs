@@ -122,9 +122,10 @@ pub fn summary(model: &Model) -> String {
         Limit::Dynamic(n) => format!("dynamic({n})"),
     };
     out.push_str(&format!(
-        "settings: entities {entities}, inner parallelism {}, threads {}\n",
+        "settings: entities {entities}, inner parallelism {}, threads {}{}\n",
         if st.inner_parallelism { "allowed" } else { "denied" },
-        st.threads.map_or("auto".to_string(), |n| n.to_string())
+        st.threads.map_or("auto".to_string(), |n| n.to_string()),
+        if st.archetypes { ", layout archetypes" } else { "" }
     ));
     out.push_str(&format!("components ({}):\n", model.components.len()));
     for c in &model.components {

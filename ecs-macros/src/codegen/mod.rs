@@ -84,6 +84,11 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         Limit::Dynamic(n) => quote!(::ecs::__private::EntityLimit::Dynamic { initial: #n }),
     };
     let inner = s.inner_parallelism;
+    let layout = if s.archetypes {
+        quote!(::ecs::__private::Layout::Archetypes)
+    } else {
+        quote!(::ecs::__private::Layout::Ids)
+    };
     let threads = match s.threads {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -118,6 +123,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     let new_storages = storage::new_storages(model, names);
     let remove_arms = storage::remove_arms(model, names);
     let relocate_arms = storage::relocate_arms(model, names);
+    let swap_arms = storage::swap_arms(model, names);
     let (new_slots, core_arms, core_mut_arms) = systems::slot_parts(model, names);
     quote! {
         #(#attrs)*
@@ -234,7 +240,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // (`check_no_conflicts`) and resources
         // (`resources::check_no_conflicts`), `RESOURCES` lists each
         // resource once; the
-        // `remove_component`, `relocate_component` and `slot_core` arms below
+        // `remove_component`, `relocate_component`, `swap_component` and
+        // `slot_core` arms below
         // map each index to its own component and system.
         unsafe impl ::ecs::__private::ContextDecl for #context {
             type Bits = #bits;
@@ -249,6 +256,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
                 entities: #entities,
                 inner_parallelism: #inner,
                 threads: #threads,
+                layout: #layout,
             };
             const COMPONENTS: &'static [&'static str] = &[#(#component_names),*];
             const RESOURCES: &'static [&'static str] = &[#(#resource_names),*];
@@ -287,6 +295,18 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             ) {
                 match index {
                     #(#relocate_arms)*
+                    _ => {}
+                }
+            }
+
+            fn swap_component(
+                storages: &mut #storages,
+                index: usize,
+                a: ::ecs::__private::EntityId,
+                b: ::ecs::__private::EntityId,
+            ) {
+                match index {
+                    #(#swap_arms)*
                     _ => {}
                 }
             }

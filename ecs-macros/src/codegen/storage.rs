@@ -168,6 +168,25 @@ pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
         .collect()
 }
 
+/// One arm per component: `i => Column::swap(column of component i, a, b)`;
+/// none under `layout: ids`, where the runtime never exchanges entities
+/// (no code for it to compile).
+pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+    if !model.settings.archetypes {
+        return Vec::new();
+    }
+    let context = &names.context;
+    model
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, comp)| {
+            let ty = super::many::component_type(comp);
+            quote!(#i => ::ecs::__private::swap_value::<#context, #ty>(storages, a, b),)
+        })
+        .collect()
+}
+
 /// `tokens` with every span set to `span`, so that an error about them
 /// points at the user's token.
 fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {

@@ -166,6 +166,7 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         entities: ::ecs::__private::EntityLimit::Fixed(1024usize),
         inner_parallelism: true,
         threads: ::core::option::Option::Some(2usize),
+        layout: ::ecs::__private::Layout::Ids,
     };
     const COMPONENTS: &'static [&'static str] = &[
         "C0",
@@ -355,6 +356,16 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             15usize => {
                 ::ecs::__private::relocate_value::<Stress, C15>(storages, from, to)
             }
+            _ => {}
+        }
+    }
+    fn swap_component(
+        storages: &mut __StressStorages,
+        index: usize,
+        a: ::ecs::__private::EntityId,
+        b: ::ecs::__private::EntityId,
+    ) {
+        match index {
             _ => {}
         }
     }

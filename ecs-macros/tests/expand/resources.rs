@@ -151,6 +151,7 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         },
         inner_parallelism: true,
         threads: ::core::option::Option::None,
+        layout: ::ecs::__private::Layout::Ids,
     };
     const COMPONENTS: &'static [&'static str] = &["Position"];
     const RESOURCES: &'static [&'static str] = &["Time", "SpatialGrid"];
@@ -219,6 +220,16 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
             0usize => {
                 ::ecs::__private::relocate_value::<Game, Position>(storages, from, to)
             }
+            _ => {}
+        }
+    }
+    fn swap_component(
+        storages: &mut __GameStorages,
+        index: usize,
+        a: ::ecs::__private::EntityId,
+        b: ::ecs::__private::EntityId,
+    ) {
+        match index {
             _ => {}
         }
     }

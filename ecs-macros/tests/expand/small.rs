@@ -145,6 +145,7 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         entities: ::ecs::__private::EntityLimit::Fixed(10000usize),
         inner_parallelism: true,
         threads: ::core::option::Option::None,
+        layout: ::ecs::__private::Layout::Ids,
     };
     const COMPONENTS: &'static [&'static str] = &["Position", "Velocity", "Life"];
     const RESOURCES: &'static [&'static str] = &[];
@@ -215,6 +216,16 @@ unsafe impl ::ecs::__private::ContextDecl for World {
                 ::ecs::__private::relocate_value::<World, Velocity>(storages, from, to)
             }
             2usize => ::ecs::__private::relocate_value::<World, Life>(storages, from, to),
+            _ => {}
+        }
+    }
+    fn swap_component(
+        storages: &mut __WorldStorages,
+        index: usize,
+        a: ::ecs::__private::EntityId,
+        b: ::ecs::__private::EntityId,
+    ) {
+        match index {
             _ => {}
         }
     }

@@ -14,7 +14,7 @@ use ecs::{
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 use ecs::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
-use ecs::{Consume, Stream};
+use ecs::{Consume, Layout, Stream};
 use ecs::traits::StreamOutput;
 use ecs::traits::{ColumnQuery, ColumnStepOf};
 use ecs::save;

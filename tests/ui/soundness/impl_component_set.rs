@@ -13,6 +13,8 @@ impl ecs::traits::ComponentSet for Yes {
     fn masked_eq(&self, _: &Self, _: &Self) -> bool { true }
     fn is_empty(&self) -> bool { false }
     fn union_with(&mut self, _: &Self) {}
+    fn intersection(&self, _: &Self) -> Self { Yes }
+    fn order(&self, _: &Self) -> core::cmp::Ordering { core::cmp::Ordering::Equal }
     fn for_each(&self, _: impl FnMut(usize)) {}
     fn clear(&mut self) {}
 }

@@ -21,9 +21,13 @@ pub fn make(w: Workload) -> Option<Box<dyn Bench>> {
         Workload::SimpleIter => Some(Box::new(iter::SimpleIter::new())),
         Workload::FragIter => Some(Box::new(frag::FragIter::new())),
         Workload::HeavyCompute => Some(Box::new(heavy::HeavyCompute::new())),
-        Workload::AddRemove | Workload::Schedule | Workload::MoveCollideRender | Workload::Save | Workload::Load => {
-            None
-        }
+        Workload::AddRemove
+        | Workload::Schedule
+        | Workload::MoveCollideRender
+        | Workload::Save
+        | Workload::Load
+        | Workload::Fragmented
+        | Workload::FragmentedChurn => None,
     }
 }
 

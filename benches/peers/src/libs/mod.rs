@@ -6,6 +6,7 @@ mod baseline;
 mod best;
 mod bevy;
 mod ecs;
+pub mod fragmented;
 mod gecs;
 mod hecs;
 mod legion;
@@ -23,6 +24,10 @@ pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
     // Seed 002's workload keeps every implementation in its own module.
     if w == Workload::MoveCollideRender {
         return move_collide_render::make(lib);
+    }
+    // Issue 25's fragmented workloads likewise.
+    if matches!(w, Workload::Fragmented | Workload::FragmentedChurn) {
+        return fragmented::make(w, lib);
     }
     // Issue 26's save and load likewise, with hecs as the only peer.
     if matches!(w, Workload::Save | Workload::Load) {
@@ -46,6 +51,9 @@ pub fn make(w: Workload, lib: Lib) -> Option<Box<dyn Bench>> {
 pub fn ecs_variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
     if matches!(w, Workload::Save | Workload::Load) {
         return save_load::variants(w);
+    }
+    if matches!(w, Workload::Fragmented | Workload::FragmentedChurn) {
+        return fragmented::variants(w);
     }
     ecs::variants(w)
 }

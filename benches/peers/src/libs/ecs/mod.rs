@@ -20,8 +20,12 @@ pub fn make(w: Workload) -> Box<dyn Bench> {
         Workload::HeavyCompute => Box::new(heavy_compute::HeavyCompute::new()),
         Workload::AddRemove => Box::new(add_remove::AddRemove::new(add_remove::Mode::BULK)),
         Workload::Schedule => Box::new(schedule::Schedule::new()),
-        Workload::MoveCollideRender | Workload::Save | Workload::Load => {
-            unreachable!("set up by libs::move_collide_render and libs::save_load")
+        Workload::MoveCollideRender
+        | Workload::Save
+        | Workload::Load
+        | Workload::Fragmented
+        | Workload::FragmentedChurn => {
+            unreachable!("set up by libs::move_collide_render, libs::save_load and libs::fragmented")
         }
     }
 }

@@ -1,0 +1,291 @@
+//! A driver for load-independent counts of the `fragmented` workloads
+//! (BENCHMARKS.md, "Fragmented"): one implementation set up, then
+//! `ITERATIONS` iterations, for `valgrind --tool=cachegrind --cache-sim=yes`
+//! (instructions and simulated cache misses, which other processes do not
+//! change).
+//!
+//! ```sh
+//! cargo build --release --manifest-path benches/peers/Cargo.toml --example fragmented
+//! valgrind --tool=cachegrind --cache-sim=yes benches/peers/target/release/examples/fragmented archetypes iter 20
+//! ```
+//!
+//! Implementations: `archetypes`, `ids` (ecs's two layouts), `hecs`,
+//! `bevy`, `best`; modes: `iter` (Move only), `churn` (1 000 entities
+//! gain or lose `F0`, then Move), and for ecs's two layouts `vel` (1 000
+//! entities gain or lose `Vel`, which Move names, then Move). A figure per iteration is the count of a long
+//! run minus that of a short one, divided by the iterations between them.
+
+use bevy_ecs::prelude::Component;
+use ecs::{Data, Entity, System};
+use std::hint::black_box;
+
+const ENTITIES: usize = 100_000;
+const CHURN_STEP: usize = 100;
+
+macro_rules! components {
+    ($($name:ident($ty:ty);)+) => {$(
+        #[derive(Clone, Copy, Debug, PartialEq, Component)]
+        pub struct $name(pub $ty);
+    )+};
+}
+
+components! {
+    Pos([f32; 2]);
+    Vel([f32; 2]);
+    F0([f32; 4]);
+    F1([f32; 4]);
+    F2([f32; 4]);
+    F3([f32; 4]);
+    F4([f32; 4]);
+    F5([f32; 4]);
+}
+
+/// As `libs::fragmented::spec`: position, a velocity for one entity in ten
+/// (scattered), a mask of fillers.
+fn spec(i: usize) -> (Pos, Option<Vel>, u8) {
+    let mut x = (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995;
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x2c1b_3c6d);
+    let h = x ^ (x >> 12);
+    (
+        Pos([(i % 1000) as f32, (i / 1000) as f32]),
+        h.is_multiple_of(10)
+            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
+        ((h >> 16) % 64) as u8,
+    )
+}
+
+fn filler(i: usize, k: usize) -> [f32; 4] {
+    [i as f32, k as f32, 0.0, 1.0]
+}
+
+fn advance(p: &mut Pos, v: &Vel) {
+    p.0[0] += v.0[0];
+    p.0[1] += v.0[1];
+}
+
+#[derive(Default)]
+pub struct Move;
+
+macro_rules! ecs_version {
+    ($m:ident, $layout:ident) => {
+        mod $m {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Frags {
+                    settings { entities: fixed(100_000), threads: 1, layout: $layout }
+                    components { Pos, Vel, F0, F1, F2, F3, F4, F5: contiguous; }
+                    systems { movement: Move { read: [Vel], write: [Pos] } }
+                }
+            }
+
+            impl System<Frags> for Move {
+                fn process(&self, data: &mut Data<'_, Frags, Self>, _: &()) {
+                    data.for_each::<(&mut Pos, &Vel)>(|(p, v)| advance(p, v));
+                }
+            }
+
+            pub fn run(churn: bool, vel: bool, iterations: usize) {
+                let mut cx = Frags::new();
+                let churned: Vec<(usize, Entity)> = cx.step(|p| {
+                    let mut churned = Vec::new();
+                    for i in 0..ENTITIES {
+                        let (pos, vel, m) = spec(i);
+                        let e = p.spawn((pos,)).unwrap();
+                        if let Some(v) = vel {
+                            p.add(e, v).unwrap();
+                        }
+                        let f = |k| filler(i, k);
+                        if m & 1 != 0 {
+                            p.add(e, F0(f(0))).unwrap();
+                        }
+                        if m & 2 != 0 {
+                            p.add(e, F1(f(1))).unwrap();
+                        }
+                        if m & 4 != 0 {
+                            p.add(e, F2(f(2))).unwrap();
+                        }
+                        if m & 8 != 0 {
+                            p.add(e, F3(f(3))).unwrap();
+                        }
+                        if m & 16 != 0 {
+                            p.add(e, F4(f(4))).unwrap();
+                        }
+                        if m & 32 != 0 {
+                            p.add(e, F5(f(5))).unwrap();
+                        }
+                        if i.is_multiple_of(CHURN_STEP) {
+                            churned.push((i, e));
+                        }
+                    }
+                    churned
+                });
+                for _ in 0..iterations {
+                    cx.step(|p| {
+                        if churn {
+                            for &(i, e) in &churned {
+                                if p.remove::<F0>(e).is_none() {
+                                    p.add(e, F0(filler(i, 0))).unwrap();
+                                }
+                            }
+                        }
+                        if vel {
+                            for &(_, e) in &churned {
+                                if p.remove::<Vel>(e).is_none() {
+                                    p.add(e, Vel([1.0, 1.0])).unwrap();
+                                }
+                            }
+                        }
+                        p.run_all(&());
+                    });
+                }
+                black_box(&cx);
+            }
+        }
+    };
+}
+
+ecs_version!(archetypes, archetypes);
+ecs_version!(ids, ids);
+
+fn hecs_run(churn: bool, iterations: usize) {
+    let mut world = hecs::World::new();
+    let mut churned = Vec::new();
+    let mut b = hecs::EntityBuilder::new();
+    for i in 0..ENTITIES {
+        let (pos, vel, m) = spec(i);
+        b.add(pos);
+        if let Some(v) = vel {
+            b.add(v);
+        }
+        if m & 1 != 0 {
+            b.add(F0(filler(i, 0)));
+        }
+        if m & 2 != 0 {
+            b.add(F1(filler(i, 1)));
+        }
+        if m & 4 != 0 {
+            b.add(F2(filler(i, 2)));
+        }
+        if m & 8 != 0 {
+            b.add(F3(filler(i, 3)));
+        }
+        if m & 16 != 0 {
+            b.add(F4(filler(i, 4)));
+        }
+        if m & 32 != 0 {
+            b.add(F5(filler(i, 5)));
+        }
+        let e = world.spawn(b.build());
+        if i.is_multiple_of(CHURN_STEP) {
+            churned.push((i, e));
+        }
+    }
+    let mut q = hecs::PreparedQuery::<(&mut Pos, &Vel)>::new();
+    for _ in 0..iterations {
+        if churn {
+            for &(i, e) in &churned {
+                if world.remove_one::<F0>(e).is_err() {
+                    world.insert_one(e, F0(filler(i, 0))).unwrap();
+                }
+            }
+        }
+        for (p, v) in q.query_mut(&mut world) {
+            advance(p, v);
+        }
+    }
+    black_box(&world);
+}
+
+fn bevy_run(churn: bool, iterations: usize) {
+    let mut world = bevy_ecs::world::World::new();
+    let mut churned = Vec::new();
+    for i in 0..ENTITIES {
+        let (pos, vel, m) = spec(i);
+        let mut e = world.spawn(pos);
+        if let Some(v) = vel {
+            e.insert(v);
+        }
+        if m & 1 != 0 {
+            e.insert(F0(filler(i, 0)));
+        }
+        if m & 2 != 0 {
+            e.insert(F1(filler(i, 1)));
+        }
+        if m & 4 != 0 {
+            e.insert(F2(filler(i, 2)));
+        }
+        if m & 8 != 0 {
+            e.insert(F3(filler(i, 3)));
+        }
+        if m & 16 != 0 {
+            e.insert(F4(filler(i, 4)));
+        }
+        if m & 32 != 0 {
+            e.insert(F5(filler(i, 5)));
+        }
+        if i.is_multiple_of(CHURN_STEP) {
+            churned.push((i, e.id()));
+        }
+    }
+    let mut q = world.query::<(&mut Pos, &Vel)>();
+    for _ in 0..iterations {
+        if churn {
+            for &(i, e) in &churned {
+                let mut e = world.entity_mut(e);
+                if e.take::<F0>().is_none() {
+                    e.insert(F0(filler(i, 0)));
+                }
+            }
+        }
+        q.iter_mut(&mut world).for_each(|(mut p, v)| advance(&mut p, v));
+    }
+    black_box(&world);
+}
+
+fn best_run(churn: bool, iterations: usize) {
+    let (mut pos, mut vel, mut f0) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..ENTITIES {
+        let (p, v, m) = spec(i);
+        if let Some(v) = v {
+            pos.push(p);
+            vel.push(v);
+        }
+        f0.push((m & 1 != 0).then(|| filler(i, 0)));
+    }
+    for _ in 0..iterations {
+        if churn {
+            for (i, f) in f0.iter_mut().enumerate().step_by(CHURN_STEP) {
+                *f = if f.is_some() { None } else { Some(filler(i, 0)) };
+            }
+        }
+        for (p, v) in pos.iter_mut().zip(&vel) {
+            advance(p, v);
+        }
+    }
+    black_box((&pos, &f0));
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best iter|churn|vel ITERATIONS";
+    let (which, mode, iterations) = match &args[1..] {
+        [w, m, n] => (w.as_str(), m.as_str(), n.parse::<usize>().expect(usage)),
+        _ => panic!("{usage}"),
+    };
+    let (churn, vel) = match mode {
+        "iter" => (false, false),
+        "churn" => (true, false),
+        "vel" if matches!(which, "archetypes" | "ids") => (false, true),
+        _ => panic!("{usage}"),
+    };
+    match which {
+        "archetypes" => archetypes::run(churn, vel, iterations),
+        "ids" => ids::run(churn, vel, iterations),
+        "hecs" => hecs_run(churn, iterations),
+        "bevy" => bevy_run(churn, iterations),
+        "best" => best_run(churn, iterations),
+        _ => panic!("{usage}"),
+    }
+}
