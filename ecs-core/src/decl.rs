@@ -104,7 +104,8 @@ pub struct SystemInfo {
 ///   nothing else, and `relocate_component(s, i, from, to)` moves it with
 ///   [`Column::relocate`] and touches nothing else;
 /// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
-///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
+///   system whose index is `i`: the same one on every call, which no other
+///   index returns;
 /// - `RESOURCES` names every resource once (each [`Resource::INDEX`](crate::Resource::INDEX)
 ///   is below its length); two systems not ordered by the graph never
 ///   access a resource that one of them writes;
@@ -491,7 +492,12 @@ impl<S> Checked<S> {
 /// that the generated code asks nothing of the storage type itself: that
 /// impl already checked it (a component that is not thread-safe fails there,
 /// once, as [`ComponentBounds`]).
-#[inline]
+///
+/// Never inlined: a context's constructor makes every storage in one
+/// function, and with each storage's `new` inlined there the optimiser
+/// works on one function as large as all of them (it took as long to
+/// optimise as a few systems' bodies).
+#[inline(never)]
 pub fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Checked<C::Column> {
     Checked::new(<C::Column as Storage>::new(limit))
 }
@@ -539,8 +545,9 @@ group_of!(A, B, C, D, E, F);
 group_of!(A, B, C, D, E, F, G);
 group_of!(A, B, C, D, E, F, G, H);
 
-/// The storage of a group of components of `Cx`.
-#[inline]
+/// The storage of a group of components of `Cx` (never inlined, as
+/// [`new_column`]).
+#[inline(never)]
 pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked<Grouped<G>> {
     // `Grouped<G>` is `Send + Sync` for every `G`: each member value it will
     // hold is `Send + Sync` (`GroupOf`'s contract), as its `Send` impl needs.
