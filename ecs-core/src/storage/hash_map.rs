@@ -10,6 +10,7 @@ use core::cell::UnsafeCell;
 use core::ops::Range;
 use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 /// Memory only for the entities that hold the component; lookups hash the id.
 ///
@@ -56,14 +57,21 @@ impl Ids {
         self.slots.get(&id.0).map(|&p| p as usize)
     }
 
-    /// Gives `id`, which has no value, the next packed index, which it
-    /// returns: the caller pushes the value.
+    /// The packed index of `id`'s value, `Ok` when it has one; otherwise
+    /// gives `id` the next packed index, returned as `Err`: the caller
+    /// pushes the value. Not inlined: each type's `insert` calls this one
+    /// copy instead of holding its own lookup and insertion.
     #[inline(never)]
-    fn claim(&mut self, id: EntityId) -> usize {
-        let p = self.owners.len();
-        self.slots.insert(id.0, p as u32);
-        self.owners.push(id);
-        p
+    fn find_or_claim(&mut self, id: EntityId) -> Result<usize, usize> {
+        let next = self.owners.len();
+        match self.slots.entry(id.0) {
+            Entry::Occupied(e) => Ok(*e.get() as usize),
+            Entry::Vacant(e) => {
+                e.insert(next as u32);
+                self.owners.push(id);
+                Err(next)
+            }
+        }
     }
 
     /// Takes `id` out of the map the way `swap_remove(p)` takes its value
@@ -163,15 +171,17 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
-        if let Some(p) = self.ids.slot(id) {
-            return Some(core::mem::replace(self.values[p].get_mut(), value));
-        }
         // Room first, so that the map and the values stay in step should
-        // growing fail.
+        // growing fail (a value replaced in place needs none, and the
+        // reservation then costs a comparison).
         self.values.reserve(1);
-        self.ids.claim(id);
-        self.values.push(UnsafeCell::new(value));
-        None
+        match self.ids.find_or_claim(id) {
+            Ok(p) => Some(core::mem::replace(self.values[p].get_mut(), value)),
+            Err(_) => {
+                self.values.push(UnsafeCell::new(value));
+                None
+            }
+        }
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
