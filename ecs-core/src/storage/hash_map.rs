@@ -81,8 +81,10 @@ impl Ids {
     fn swap_remove(&mut self, id: EntityId) -> Option<usize> {
         let p = self.slots.remove(&id.0)? as usize;
         self.owners.swap_remove(p);
-        if let Some(&moved) = self.owners.get(p) {
-            self.slots.insert(moved.0, p as u32);
+        if let Some(&moved) = self.owners.get(p)
+            && let Some(slot) = self.slots.get_mut(&moved.0)
+        {
+            *slot = p as u32;
         }
         Some(p)
     }
@@ -239,6 +241,19 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         // SAFETY: the caller guarantees the storage is live and not mutably
         // borrowed, and that `id` has a value.
         unsafe { this.as_ref().get_ptr_unchecked(id) }
+    }
+
+    #[inline]
+    unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<T> {
+        let p = self.ids.slot(id);
+        debug_assert!(p.is_some(), "get_ptr_unchecked on an id without a value");
+        // SAFETY: the caller guarantees `id` has a value, so the map holds it.
+        let p = unsafe { p.unwrap_unchecked() };
+        // SAFETY: a stored id's packed index is below `values.len()` (the
+        // invariant: `owners[p]` exists, and `values` is as long).
+        let cell = unsafe { self.values.get_unchecked(p) };
+        // SAFETY: `UnsafeCell::get` never returns null.
+        unsafe { NonNull::new_unchecked(cell.get()) }
     }
 }
 
