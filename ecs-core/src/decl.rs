@@ -492,12 +492,7 @@ impl<S> Checked<S> {
 /// that the generated code asks nothing of the storage type itself: that
 /// impl already checked it (a component that is not thread-safe fails there,
 /// once, as [`ComponentBounds`]).
-///
-/// Never inlined: a context's constructor makes every storage in one
-/// function, and with each storage's `new` inlined there the optimiser
-/// works on one function as large as all of them (it took as long to
-/// optimise as a few systems' bodies).
-#[inline(never)]
+#[inline]
 pub fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Checked<C::Column> {
     Checked::new(<C::Column as Storage>::new(limit))
 }
@@ -545,9 +540,8 @@ group_of!(A, B, C, D, E, F);
 group_of!(A, B, C, D, E, F, G);
 group_of!(A, B, C, D, E, F, G, H);
 
-/// The storage of a group of components of `Cx` (never inlined, as
-/// [`new_column`]).
-#[inline(never)]
+/// The storage of a group of components of `Cx`.
+#[inline]
 pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked<Grouped<G>> {
     // `Grouped<G>` is `Send + Sync` for every `G`: each member value it will
     // hold is `Send + Sync` (`GroupOf`'s contract), as its `Send` impl needs.
