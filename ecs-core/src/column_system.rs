@@ -106,24 +106,19 @@ impl<Cx: ContextDecl> Context<Cx> {
             1
         };
         let shared: &S = state;
-        self.run_subtasks(
-            Cx::slot_core(&self.systems, S::INDEX),
-            subtasks,
-            outputs,
-            scratch,
-            &|i, output, _| {
-                reset(output);
-                // SAFETY: as in `run_system_with`: `set` holds the system's
-                // subscribers, distinct and matched before any system ran, so
-                // each holds its signature, and nothing changes components
-                // while systems run; subtask `i` of `subtasks` gets its own part
-                // of the set (`run_subtasks` calls this once per index, and
-                // `Columns` splits one set into the same number of parts); the
-                // scheduler runs only compatible systems at the same time.
-                let mut columns = unsafe { Columns::<Cx, S>::new(self, set, i, subtasks, output) };
-                process(shared, &mut columns);
-            },
-        );
+        let core = Cx::slot_core(&self.systems, S::INDEX);
+        self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, _| {
+            reset(output);
+            // SAFETY: as in `run_system_with`: `set` holds the system's
+            // subscribers, distinct and matched before any system ran, so
+            // each holds its signature, and nothing changes components
+            // while systems run; subtask `i` of `subtasks` gets its own part
+            // of the set (`run_subtasks` calls this once per index, and
+            // `Columns` splits one set into the same number of parts); the
+            // scheduler runs only compatible systems at the same time.
+            let mut columns = unsafe { Columns::<Cx, S>::new(self, set, i, subtasks, output) };
+            process(shared, &mut columns);
+        });
         after(state, outputs);
     }
 }

@@ -821,27 +821,22 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Only what depends on `S` is generic over it; the rest of a run
         // (outputs, queues, threads) is `run_subtasks`, one copy per output
         // type, so that each system adds little code to compile.
-        self.run_subtasks(
-            Cx::slot_core(&self.systems, S::INDEX),
-            subtasks,
-            outputs,
-            scratch,
-            &|i, output, pending| {
-                reset(output);
-                // SAFETY: `set` holds the system's subscribers (perhaps in the
-                // set it shares with systems matching the same ids:
-                // `Subscriptions`' invariant), distinct (a sparse set) and
-                // matched before any system ran (`run_selected`), so each holds
-                // the system's signature; nothing changes components while
-                // systems run (that needs `&mut self`).
-                // Subtask `i` of `subtasks` gets its own disjoint range
-                // (`run_subtasks` calls this once per subtask index). The
-                // scheduler runs only systems the declaration proves compatible
-                // at the same time (`ContextDecl`'s contract).
-                let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
-                process(shared, &mut data);
-            },
-        );
+        let core = Cx::slot_core(&self.systems, S::INDEX);
+        self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
+            reset(output);
+            // SAFETY: `set` holds the system's subscribers (perhaps in the
+            // set it shares with systems matching the same ids:
+            // `Subscriptions`' invariant), distinct (a sparse set) and
+            // matched before any system ran (`run_selected`), so each holds
+            // the system's signature; nothing changes components while
+            // systems run (that needs `&mut self`).
+            // Subtask `i` of `subtasks` gets its own disjoint range
+            // (`run_subtasks` calls this once per subtask index). The
+            // scheduler runs only systems the declaration proves compatible
+            // at the same time (`ContextDecl`'s contract).
+            let mut data = unsafe { Data::<Cx, S>::new(self, set, i, subtasks, output, pending) };
+            process(shared, &mut data);
+        });
         after(state, outputs);
     }
 
