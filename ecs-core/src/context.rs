@@ -836,7 +836,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Only what depends on `S` is generic over it; the rest of a run
         // (outputs, queues, threads) is `run_subtasks`, one copy per output
         // type, so that each system adds little code to compile.
-        self.run_subtasks(&slot.core, subtasks, outputs, scratch, &|i, output, pending| {
+        let core = Cx::slot_core(&self.systems, S::INDEX);
+        self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
             reset(output);
             // SAFETY: `set` holds the system's subscribers (perhaps in the
             // set it shares with systems matching the same ids:

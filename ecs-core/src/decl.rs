@@ -115,7 +115,8 @@ pub struct SystemInfo {
 ///   b)` exchanges the values of `a` and `b` with [`Column::swap`] and
 ///   touches nothing else;
 /// - `slot_core(s, i)` and `slot_core_mut(s, i)` return the core of the
-///   slot that [`SystemOf::slot`] returns for the system whose index is `i`;
+///   system whose index is `i`: the same one on every call, which no other
+///   index returns;
 /// - `RESOURCES` names every resource once (each [`Resource::INDEX`](crate::Resource::INDEX)
 ///   is below its length); two systems not ordered by the graph never
 ///   access a resource that one of them writes;
@@ -516,10 +517,55 @@ pub fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Chec
     Checked::new(<C::Column as Storage>::new(limit))
 }
 
-/// The storage of a group of components.
+/// A tuple of components of context `Cx` stored as one group: what
+/// [`new_group`] asks of a group, instead of `Send + Sync` of the whole tuple,
+/// so that a member that is not thread-safe fails once, in its own
+/// [`Component`] impl, and not again for the group.
+///
+/// # Safety
+/// Every member is `Send + Sync`. The impls for tuples of components meet
+/// this: a `Component<Cx>` impl for `T` requires `T::Column: Column<Item =
+/// T>`, whose items are `Send + Sync` (a crate with a component that is not
+/// does not compile).
+///
+/// ```
+/// use ecs::__private::GroupOf;
+/// pub struct Position(pub f32);
+/// pub struct Velocity(pub f32);
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { (Position, Velocity): grouped; }
+///         systems {}
+///     }
+/// }
+///
+/// fn grouped<G: GroupOf<World>>() {}
+/// grouped::<(Position, Velocity)>();
+/// ```
+pub unsafe trait GroupOf<Cx: ContextDecl>: Group {}
+
+macro_rules! group_of {
+    ($($T:ident),+) => {
+        // SAFETY: each member is a component of `Cx`, so `Send + Sync`
+        // (see the trait's contract).
+        unsafe impl<Cx: ContextDecl, $($T: Component<Cx>),+> GroupOf<Cx> for ($($T,)+) {}
+    };
+}
+group_of!(A, B);
+group_of!(A, B, C);
+group_of!(A, B, C, D);
+group_of!(A, B, C, D, E);
+group_of!(A, B, C, D, E, F);
+group_of!(A, B, C, D, E, F, G);
+group_of!(A, B, C, D, E, F, G, H);
+
+/// The storage of a group of components of `Cx`.
 #[inline]
-pub fn new_group<G: Group>(limit: EntityLimit) -> Checked<Grouped<G>> {
-    Checked::new(Grouped::new(limit))
+pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked<Grouped<G>> {
+    // `Grouped<G>` is `Send + Sync` for every `G`: each member value it will
+    // hold is `Send + Sync` (`GroupOf`'s contract), as its `Send` impl needs.
+    Checked::new(Grouped::new_unchecked(limit))
 }
 
 /// Removes (and drops) the value of component `C` for `id`, if any: the arm

@@ -132,13 +132,15 @@ impl<Cx: ContextDecl> Context<Cx> {
         drop(run);
         // Hands the kills and deferred functions both recorded to their
         // slots, for the next refresh, in subtask order.
-        gather(&p_slot.core, p_scratch.0);
-        gather(&c_slot.core, c_scratch.0);
+        gather(Cx::slot_core(&self.systems, P::INDEX), p_scratch.0);
+        gather(Cx::slot_core(&self.systems, C::INDEX), c_scratch.0);
         core::mem::forget(p_scratch);
         core::mem::forget(c_scratch);
         p_state.after(p_outputs, args);
         c_state.after(c_outputs, args);
-        c_slot.core.streamed.store(true, Ordering::Relaxed);
+        Cx::slot_core(&self.systems, C::INDEX)
+            .streamed
+            .store(true, Ordering::Relaxed);
     }
 
     /// The node of a consumer `C`: nothing if `C` ran in its producer's node
@@ -150,7 +152,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// As [`run_system`](Self::run_system).
     #[doc(hidden)]
     pub unsafe fn run_consumer<C: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        if C::slot(&self.systems).core.streamed.swap(false, Ordering::Relaxed) {
+        if Cx::slot_core(&self.systems, C::INDEX)
+            .streamed
+            .swap(false, Ordering::Relaxed)
+        {
             return;
         }
         // SAFETY: the caller's contract.

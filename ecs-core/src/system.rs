@@ -231,20 +231,21 @@ pub struct SlotCore<Cx: ContextDecl> {
     pub(crate) streamed: AtomicBool,
 }
 
-/// Everything a context keeps for one system.
+/// What a context keeps for one system that depends on its type: its
+/// state, outputs and subtasks' scratch queues. (The rest, its
+/// [`SlotCore`], sits in one array of every system's cores, so that making,
+/// finding and dropping cores is one loop or one index, not code for each
+/// system.)
 ///
-/// The state, outputs and subtasks' scratch queues sit in a `SystemCell`,
-/// without a lock: the scheduler runs a system only after its dependencies,
-/// and only its descendants read its state and outputs, so accesses never
-/// overlap.
+/// They sit in a `SystemCell`, without a lock: the scheduler runs a system
+/// only after its dependencies, and only its descendants read its state and
+/// outputs, so accesses never overlap.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
-    pub(crate) core: SlotCore<Cx>,
     pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// No subscribers, nothing pending. (Not generic over the system: one
-    /// copy per context.)
+    /// No subscribers, nothing pending.
     fn new() -> Self {
         Self {
             subscribers: SparseSet::new(),
@@ -252,24 +253,39 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
             streamed: AtomicBool::new(false),
         }
     }
+
+    /// The cores of a context's `N` systems, each with no subscribers and
+    /// nothing pending: one loop, whatever `N`.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::__private::SlotCore;
+    /// # #[derive(Default)]
+    /// # pub struct Idle;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components {}
+    ///         systems { idle: Idle {} }
+    ///     }
+    /// }
+    /// # impl ecs::System<World> for Idle {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    ///
+    /// let cores = SlotCore::<World>::new_array::<3>();
+    /// assert_eq!(cores.len(), 3);
+    /// ```
+    #[inline(never)]
+    pub fn new_array<const N: usize>() -> [Self; N] {
+        core::array::from_fn(|_| Self::new())
+    }
 }
 
 impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
     /// A slot holding `state`, with no subscribers and no outputs.
     pub fn new(state: S) -> Self {
         Self {
-            core: SlotCore::new(),
             cell: SystemCell::new(state),
         }
-    }
-
-    /// The type-erased part.
-    pub fn core(&self) -> &SlotCore<Cx> {
-        &self.core
-    }
-
-    /// The type-erased part, mutably.
-    pub fn core_mut(&mut self) -> &mut SlotCore<Cx> {
-        &mut self.core
     }
 }

@@ -16,6 +16,11 @@ use core::ptr::{addr_of_mut, NonNull};
 
 /// A tuple of component types stored together: `(A, B)` up to eight members.
 ///
+/// It asks nothing of its members beyond `'static`: whether each is `Send +
+/// Sync` is checked once per member, where its column is used as a
+/// [`Column`] (a member that is not fails there, on its own name, and the
+/// group's other members do not fail with it).
+///
 /// # Safety
 /// `Slots` is a tuple with one `MaybeUninit` field per member, and
 /// `drop_members` drops exactly the members whose bit is set.
@@ -25,9 +30,9 @@ use core::ptr::{addr_of_mut, NonNull};
 ///
 /// assert_eq!(<(f32, u8, String) as Group>::LEN, 3);
 /// ```
-pub unsafe trait Group: Send + Sync + 'static {
+pub unsafe trait Group: 'static {
     /// One possibly-uninitialised field per member.
-    type Slots: Send + Sync;
+    type Slots;
     /// Number of members.
     const LEN: usize;
     /// Slots with every member uninitialised.
@@ -58,7 +63,7 @@ pub unsafe trait Group: Send + Sync + 'static {
 /// ```
 pub unsafe trait Member<const I: usize>: Group {
     /// The member's component type.
-    type Item: Send + Sync + 'static;
+    type Item: 'static;
     /// The address of member `I` within `slots`, without creating a reference.
     ///
     /// # Safety
@@ -70,7 +75,7 @@ macro_rules! group {
     ($len:literal; $($T:ident $i:tt),+) => {
         // SAFETY: `Slots` has one `MaybeUninit` field per member; the mask
         // bit `i` guards field `i`.
-        unsafe impl<$($T: ComponentBounds),+> Group for ($($T,)+) {
+        unsafe impl<$($T: 'static),+> Group for ($($T,)+) {
             type Slots = ($(MaybeUninit<$T>,)+);
             const LEN: usize = $len;
             fn uninit() -> Self::Slots {
@@ -93,7 +98,7 @@ macro_rules! group {
     };
     (@member ($($A:ident),+); $T:ident $i:tt) => {
         // SAFETY: field `$i` of the slots tuple is `MaybeUninit<$T>`.
-        unsafe impl<$($A: ComponentBounds),+> Member<$i> for ($($A,)+) {
+        unsafe impl<$($A: 'static),+> Member<$i> for ($($A,)+) {
             type Item = $T;
             #[inline]
             unsafe fn project(slots: *mut Self::Slots) -> *mut MaybeUninit<$T> {
@@ -172,8 +177,19 @@ pub struct Grouped<G: Group> {
     masks: Vec<u8>,
 }
 
+// SAFETY: every member value a `Grouped<G>` ever holds is of a `Send + Sync`
+// type, though `G` as a whole may not be: `new` requires `G: Send + Sync`;
+// `new_checked` (for a context's group) requires every member to be a
+// component, whose `Column` stores `Send + Sync` items; and a standalone
+// [`GroupColumn<G, I>`] (whose `Storage::new` requires member `I` to be
+// `Send + Sync`) wraps its `Grouped` privately and only ever initialises
+// member `I`. Uninitialised slots of other members hold no value to send or
+// share. So moving the buffers to another thread moves (and later drops)
+// only `Send` values.
+unsafe impl<G: Group> Send for Grouped<G> {}
 // SAFETY: shared access reads members or hands out raw pointers to single
-// members, whose writes the scheduler coordinates per id and component.
+// members, whose writes the scheduler coordinates per id and component; the
+// values reached are of `Send + Sync` types (see `Send` above).
 unsafe impl<G: Group> Sync for Grouped<G> {}
 
 impl<G: Group> Grouped<G> {
@@ -195,7 +211,18 @@ impl<G: Group> Grouped<G> {
     /// assert_eq!(group.column_mut::<0>().remove(id), Some(5));
     /// assert!(group.column::<1>().contains(id));
     /// ```
-    pub fn new(limit: EntityLimit) -> Self {
+    pub fn new(limit: EntityLimit) -> Self
+    where
+        G: Send + Sync,
+    {
+        Self::new_unchecked(limit)
+    }
+
+    /// An empty group storage, its members' `Send + Sync` not checked here.
+    ///
+    /// Crate-private: each caller makes sure that every member the storage
+    /// will hold is `Send + Sync` (see `Grouped`'s `Send` impl).
+    pub(crate) fn new_unchecked(limit: EntityLimit) -> Self {
         let mut s = Self {
             slots: Vec::new(),
             masks: Vec::new(),
@@ -291,16 +318,26 @@ impl<G: Group> Drop for Grouped<G> {
 #[repr(transparent)]
 pub struct GroupColumn<G: Group, const I: usize>(Grouped<G>);
 
-impl<G: Member<I>, const I: usize> Storage for GroupColumn<G, I> {
+impl<G: Member<I>, const I: usize> Storage for GroupColumn<G, I>
+where
+    <G as Member<I>>::Item: ComponentBounds,
+{
     fn new(limit: EntityLimit) -> Self {
-        GroupColumn(Grouped::new(limit))
+        // Member `I`, `Send + Sync`, is the only one this column ever
+        // initialises: the `Grouped` inside is reached through it alone.
+        GroupColumn(Grouped::new_unchecked(limit))
     }
 }
 
 // SAFETY: the member's mask bit tracks its initialisation; each id has its own
 // tuple inside an `UnsafeCell`, and members are disjoint fields reached
 // through raw pointers only; the buffer moves only in `insert` (`&mut self`).
-unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I> {
+// Only member `I` is required to be `Send + Sync`: a member that is not fails
+// in its own component's impl, and the others' columns still type-check.
+unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I>
+where
+    <G as Member<I>>::Item: ComponentBounds,
+{
     type Item = <G as Member<I>>::Item;
 
     fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item> {
@@ -439,6 +476,28 @@ mod tests {
         super::super::tests::exercise(GroupColumn::<(u8, u64, u16), 1>::new(EntityLimit::Dynamic {
             initial: 0,
         }));
+    }
+
+    /// A standalone column of a thread-safe member of a group whose other
+    /// member is not: it holds only its own member's values, so it may move
+    /// to another thread and drop there (`Grouped`'s `Send` impl).
+    #[test]
+    fn column_of_a_thread_safe_member_moves_between_threads() {
+        fn send_sync<T: Send + Sync>(_: &T) {}
+        let mut column = GroupColumn::<(std::rc::Rc<u8>, Arc<u32>), 1>::new(EntityLimit::Dynamic { initial: 0 });
+        let value = Arc::new(7);
+        column.insert(EntityId(3), value.clone());
+        column.insert(EntityId(40), value.clone());
+        send_sync(&column);
+        let got = std::thread::spawn(move || {
+            let got = **column.get(EntityId(40)).unwrap();
+            drop(column);
+            got
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, 7);
+        assert_eq!(Arc::strong_count(&value), 1);
     }
 
     #[test]

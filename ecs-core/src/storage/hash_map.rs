@@ -1,5 +1,5 @@
-//! `hash_map`: a hash map from id to value, for large components that few
-//! entities hold.
+//! `hash_map`: values packed in an array and found through a hash map from
+//! id, for large components that few entities hold.
 
 use super::drops::drop_each;
 use super::{Column, Storage};
@@ -10,8 +10,17 @@ use core::cell::UnsafeCell;
 use core::ops::Range;
 use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 /// Memory only for the entities that hold the component; lookups hash the id.
+///
+/// The values are packed in one array (swap-remove, as `sparse_set` does);
+/// a hash map from id to packed index finds them. The map and the ids are
+/// the same types for every component, so their code (hashing, probing,
+/// growing the table) is compiled once, not once per component type.
+///
+/// Invariant: `values.len() == ids.owners.len()`; for every stored id,
+/// `owners[slots[id]] == id`, and `slots` has no other key.
 ///
 /// ```
 /// use ecs::storage::{Column, HashMapStorage, Storage};
@@ -26,22 +35,104 @@ use rustc_hash::FxHashMap;
 /// assert!(!column.contains(id));
 /// ```
 pub struct HashMapStorage<T> {
-    map: FxHashMap<u32, UnsafeCell<T>>,
+    values: Vec<UnsafeCell<T>>,
+    ids: Ids,
+}
+
+/// The id-to-index map and the packed ids of a [`HashMapStorage`], for every
+/// component type alike.
+#[derive(Default)]
+struct Ids {
+    /// Packed index of each stored id.
+    slots: FxHashMap<u32, u32>,
+    /// The id of each packed value.
+    owners: Vec<EntityId>,
+}
+
+impl Ids {
+    /// The packed index of `id`'s value. Inlined: the lookup of every
+    /// access and of iteration (one copy per crate, not per type).
+    #[inline]
+    fn slot(&self, id: EntityId) -> Option<usize> {
+        self.slots.get(&id.0).map(|&p| p as usize)
+    }
+
+    /// The packed index of `id`'s value, `Ok` when it has one; otherwise
+    /// gives `id` the next packed index, returned as `Err`: the caller
+    /// pushes the value. Not inlined: each type's `insert` calls this one
+    /// copy instead of holding its own lookup and insertion.
+    #[inline(never)]
+    fn find_or_claim(&mut self, id: EntityId) -> Result<usize, usize> {
+        let next = self.owners.len();
+        match self.slots.entry(id.0) {
+            Entry::Occupied(e) => Ok(*e.get() as usize),
+            Entry::Vacant(e) => {
+                e.insert(next as u32);
+                self.owners.push(id);
+                Err(next)
+            }
+        }
+    }
+
+    /// Takes `id` out of the map the way `swap_remove(p)` takes its value
+    /// out of the packed values, and returns `p`: the last packed id moves
+    /// to `p`.
+    #[inline(never)]
+    fn swap_remove(&mut self, id: EntityId) -> Option<usize> {
+        let p = self.slots.remove(&id.0)? as usize;
+        self.owners.swap_remove(p);
+        if let Some(&moved) = self.owners.get(p)
+            && let Some(slot) = self.slots.get_mut(&moved.0)
+        {
+            *slot = p as u32;
+        }
+        Some(p)
+    }
+
+    /// Gives the value of `from` to `to`, and the value `to` held, if any
+    /// (one no entity claims), to `from`: the values stay where they are
+    /// packed, only their owners change.
+    #[inline(never)]
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        let Some(p) = self.slots.remove(&from.0) else {
+            return;
+        };
+        if let Some(q) = self.slots.insert(to.0, p) {
+            self.slots.insert(from.0, q);
+            self.owners[q as usize] = from;
+        }
+        self.owners[p as usize] = to;
+    }
+
+    /// The stored ids in `range`, when there are fewer stored ids than ids
+    /// in the range; `None` when removing the range id by id is cheaper.
+    #[inline(never)]
+    fn stored_in(&self, range: Range<usize>) -> Option<Vec<EntityId>> {
+        (range.len() > self.owners.len()).then(|| {
+            self.owners
+                .iter()
+                .copied()
+                .filter(|id| range.contains(&id.index()))
+                .collect()
+        })
+    }
 }
 
 // SAFETY: as for `Contiguous`: shared access hands out `&T` and raw pointers
-// whose writes the scheduler coordinates per id; the map's structure changes
-// only under `&mut self`.
+// whose writes the scheduler coordinates per id; the packed values and the
+// map change only under `&mut self`.
 unsafe impl<T: ComponentBounds> Sync for HashMapStorage<T> {}
-// SAFETY: its one field is a map of `T`s by id, which are `Send` when `T` is,
-// and `T: Send`. Written out (not derived) so that a `T` that is not thread-
-// safe reports `ComponentBounds`'s one error, not `Send`'s besides.
+// SAFETY: its fields are a `Vec` of `T`s, and a map and a `Vec` of ids, which
+// are `Send` when `T` is, and `T: Send`. Written out (not derived) so that a
+// `T` that is not thread-safe reports `ComponentBounds`'s one error, not
+// `Send`'s besides.
 unsafe impl<T: ComponentBounds> Send for HashMapStorage<T> {}
 
 impl<T: ComponentBounds> Storage for HashMapStorage<T> {
     fn new(_limit: EntityLimit) -> Self {
         Self {
-            map: FxHashMap::default(),
+            values: Vec::new(),
+            ids: Ids::default(),
         }
     }
 }
@@ -63,7 +154,7 @@ impl<T> HashMapStorage<T> {
     /// assert_eq!(column.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.values.len()
     }
 
     /// Whether no id holds a value.
@@ -71,61 +162,70 @@ impl<T> HashMapStorage<T> {
     /// # Examples
     /// See [`len`](Self::len)'s example.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.values.is_empty()
     }
 }
 
-// SAFETY: each id owns one `UnsafeCell` in the map; entries move only when the
-// map is modified, which takes `&mut self`; `&self` methods touch only the
-// entry asked for.
+// SAFETY: each stored id owns one `UnsafeCell` of the packed values (the
+// invariant); the values move only in `&mut self` methods; `&self` methods
+// touch only the cell of the id asked for.
 unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
-        self.map
-            .insert(id.0, UnsafeCell::new(value))
-            .map(UnsafeCell::into_inner)
+        // Room first, so that the map and the values stay in step should
+        // growing fail (a value replaced in place needs none, and the
+        // reservation then costs a comparison).
+        self.values.reserve(1);
+        match self.ids.find_or_claim(id) {
+            Ok(p) => Some(core::mem::replace(self.values[p].get_mut(), value)),
+            Err(_) => {
+                self.values.push(UnsafeCell::new(value));
+                None
+            }
+        }
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
-        self.map.remove(&id.0).map(UnsafeCell::into_inner)
+        let p = self.ids.swap_remove(id)?;
+        Some(self.values.swap_remove(p).into_inner())
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
-        if ids.len() > self.map.len() {
-            // Fewer entries than ids: the keys in range, then each removed.
-            let keys: Vec<u32> = self
-                .map
-                .keys()
-                .copied()
-                .filter(|&k| ids.contains(&(k as usize)))
-                .collect();
-            drop_each(keys.into_iter(), |k| drop(self.map.remove(&k)));
-        } else {
-            drop_each(ids, |i| drop(self.map.remove(&(i as u32))));
+        match self.ids.stored_in(ids.clone()) {
+            // Fewer values than ids: the stored ids in range, each removed.
+            Some(stored) => drop_each(stored.into_iter(), |id| drop(self.remove(id))),
+            None => drop_each(ids, |i| drop(self.remove(EntityId(i as u32)))),
         }
+    }
+
+    fn relocate(&mut self, from: EntityId, to: EntityId) {
+        // The value stays where it is packed: only its owner changes. An
+        // unclaimed value at `to` goes to `from` in exchange, not dropped.
+        self.ids.relocate(from, to);
     }
 
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
-        self.map.contains_key(&id.0)
+        self.ids.slot(id).is_some()
     }
 
     #[inline]
     fn get(&self, id: EntityId) -> Option<&T> {
-        // SAFETY: callers of the column contract never write a value while a
-        // shared reference to it exists.
-        self.map.get(&id.0).map(|c| unsafe { &*c.get() })
+        // SAFETY: the cell holds a value; callers of the column contract never
+        // write it while a shared reference exists.
+        self.ids.slot(id).map(|p| unsafe { &*self.values[p].get() })
     }
 
     #[inline]
     fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
-        self.map.get_mut(&id.0).map(UnsafeCell::get_mut)
+        let p = self.ids.slot(id)?;
+        Some(self.values[p].get_mut())
     }
 
     #[inline]
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.map.get(&id.0).and_then(|c| NonNull::new(c.get()))
+        self.ids.slot(id).and_then(|p| NonNull::new(self.values[p].get()))
     }
 
     /// The storage itself: a lookup per entity.
@@ -142,15 +242,28 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         // borrowed, and that `id` has a value.
         unsafe { this.as_ref().get_ptr_unchecked(id) }
     }
+
+    #[inline]
+    unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<T> {
+        let p = self.ids.slot(id);
+        debug_assert!(p.is_some(), "get_ptr_unchecked on an id without a value");
+        // SAFETY: the caller guarantees `id` has a value, so the map holds it.
+        let p = unsafe { p.unwrap_unchecked() };
+        // SAFETY: a stored id's packed index is below `values.len()` (the
+        // invariant: `owners[p]` exists, and `values` is as long).
+        let cell = unsafe { self.values.get_unchecked(p) };
+        // SAFETY: `UnsafeCell::get` never returns null.
+        unsafe { NonNull::new_unchecked(cell.get()) }
+    }
 }
 
 impl<T> Drop for HashMapStorage<T> {
     fn drop(&mut self) {
         // Every value, even after panicking `drop`s. Values without drop
-        // glue: the map frees the memory, and no code is compiled for them
-        // here.
+        // glue: the `Vec` frees the memory, and no code is compiled for
+        // them here.
         if core::mem::needs_drop::<T>() {
-            drop_each(self.map.drain(), drop);
+            super::drops::drop_all(&mut self.values);
         }
     }
 }
@@ -163,5 +276,39 @@ mod tests {
     fn contract() {
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Fixed(10)));
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    /// Removal packs the values (the last moves into the hole), relocation
+    /// moves only owners (an unclaimed value at the target goes back), and
+    /// a range drops exactly the values in it, by the stored ids when they
+    /// are fewer than the range.
+    #[test]
+    fn packed_values_follow_their_ids() {
+        let mut s = HashMapStorage::<String>::new(EntityLimit::Dynamic { initial: 0 });
+        for i in [7, 1_000_000, 3, 42] {
+            s.insert(EntityId(i), i.to_string());
+        }
+        assert_eq!(s.remove(EntityId(7)).as_deref(), Some("7"));
+        assert_eq!(s.len(), 3);
+        for i in [1_000_000, 3, 42] {
+            assert_eq!(s.get(EntityId(i)).map(String::as_str), Some(i.to_string().as_str()));
+        }
+        // `to` holds a value no entity claims: the two swap owners.
+        s.relocate(EntityId(42), EntityId(3));
+        assert_eq!(s.get(EntityId(3)).map(String::as_str), Some("42"));
+        assert_eq!(s.get(EntityId(42)).map(String::as_str), Some("3"));
+        s.relocate(EntityId(3), EntityId(9));
+        assert!(!s.contains(EntityId(3)));
+        assert_eq!(s.get(EntityId(9)).map(String::as_str), Some("42"));
+        // Relocating an id without a value changes nothing.
+        s.relocate(EntityId(3), EntityId(5));
+        assert_eq!(s.len(), 3);
+        // A range wider than the stored values: by the stored ids.
+        s.remove_range(0..100);
+        assert_eq!(s.len(), 1);
+        assert!(s.contains(EntityId(1_000_000)));
+        // A narrow range: id by id.
+        s.remove_range(1_000_000..1_000_001);
+        assert!(s.is_empty());
     }
 }

@@ -10,7 +10,7 @@
 //! | `contiguous` | [`Contiguous`] | one buffer indexed by id (SoA) |
 //! | `grouped` | [`Grouped`] | one buffer of tuples indexed by id (AoS) |
 //! | `sparse_set` | [`SparseSetStorage`] | packed values, id-to-index map, swap-remove |
-//! | `hash_map` | [`HashMapStorage`] | a hash map from id to value, for rare components |
+//! | `hash_map` | [`HashMapStorage`] | packed values found through a hash map from id, for rare components |
 //! | `tag` | [`Tag`] | no data: presence bits of a zero-sized type |
 //! | `many` | [`Contiguous`]`<`[`Many<T>`](crate::Many)`>` (or the `sparse_set`, `hash_map` column of sets) | a never-empty set of instances per entity: one inline, several in a `Vec` |
 //!

@@ -167,7 +167,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             self.index.fill(ABSENT);
             self.owners.clear();
             if core::mem::needs_drop::<T>() {
-                drop_all(&mut self.values);
+                super::drops::drop_all(&mut self.values);
             } else {
                 self.values.clear();
             }
@@ -245,28 +245,9 @@ impl<T> Drop for SparseSetStorage<T> {
         // second). Values without drop glue: the `Vec` frees the memory,
         // and no code is compiled for them here.
         if core::mem::needs_drop::<T>() {
-            drop_all(&mut self.values);
+            super::drops::drop_all(&mut self.values);
         }
     }
-}
-
-/// Empties `values`, dropping every value even when some `drop`s panic
-/// (what `drop_each(values.drain(..), drop)` does, without `Drain`'s code
-/// for each component type).
-fn drop_all<T>(values: &mut Vec<UnsafeCell<T>>) {
-    let len = values.len();
-    // SAFETY: from here the vector owns no value (a panic below leaks none
-    // twice: the vector no longer drops them); the values `0..len` are
-    // initialised and each is dropped once by `drop_each`, which hands out
-    // every index once, and `drop_in_place` leaves its value dropped even
-    // when it panics.
-    unsafe { values.set_len(0) };
-    let base = values.as_mut_ptr();
-    drop_each(0..len, |i| {
-        // SAFETY: `i < len`, the slot still holds its value (see above) and
-        // is dropped only here, once.
-        unsafe { core::ptr::drop_in_place(UnsafeCell::raw_get(base.add(i))) }
-    });
 }
 
 #[cfg(test)]

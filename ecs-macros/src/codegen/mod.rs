@@ -124,7 +124,7 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     let remove_arms = storage::remove_arms(model, names);
     let relocate_arms = storage::relocate_arms(model, names);
     let swap_arms = storage::swap_arms(model, names);
-    let (new_slots, core_arms, core_mut_arms) = systems::slot_parts(model, names);
+    let new_slots = systems::new_slots(model, names);
     quote! {
         #(#attrs)*
         #docs
@@ -311,18 +311,14 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
                 }
             }
 
+            #[inline]
             fn slot_core(systems: &#slots, index: usize) -> &::ecs::__private::SlotCore<Self> {
-                match index {
-                    #(#core_arms)*
-                    _ => ::core::panic!("no system with index {} in `{}`", index, #name_str),
-                }
+                &systems.cores[index]
             }
 
+            #[inline]
             fn slot_core_mut(systems: &mut #slots, index: usize) -> &mut ::ecs::__private::SlotCore<Self> {
-                match index {
-                    #(#core_mut_arms)*
-                    _ => ::core::panic!("no system with index {} in `{}`", index, #name_str),
-                }
+                &mut systems.cores[index]
             }
         }
     }

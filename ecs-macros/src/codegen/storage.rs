@@ -136,7 +136,7 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     });
     let groups = (0..model.groups.len()).map(|g| {
         let f = format_ident!("g{}", g);
-        quote!(#f: ::ecs::__private::new_group(limit),)
+        quote!(#f: ::ecs::__private::new_group::<#context, _>(limit),)
     });
     quote!(#storages { #(#singles)* #(#groups)* })
 }

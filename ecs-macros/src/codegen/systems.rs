@@ -34,6 +34,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     });
     let tys: Vec<_> = model.systems.iter().map(|s| s.ty).collect();
     let sys_names: Vec<_> = model.systems.iter().map(|s| s.name).collect();
+    let n = model.systems.len();
     let slot_fields = (0..model.systems.len()).map(|i| {
         let f = format_ident!("s{}", i);
         let ty = tys[i];
@@ -119,6 +120,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
 
         #[doc(hidden)]
         #vis struct #slots {
+            cores: [::ecs::__private::SlotCore<#context>; #n],
             #(#slot_fields)*
         }
 
@@ -178,21 +180,16 @@ fn relations(model: &Model, i: usize) -> (TokenStream, TokenStream, TokenStream)
     (number(i / CHUNK), number(i % CHUNK), list(chunks))
 }
 
-/// The slots' constructor and the `slot_core` match arms.
-pub fn slot_parts(model: &Model, names: &Names) -> (TokenStream, Vec<TokenStream>, Vec<TokenStream>) {
+/// The slots' constructor: every system's core in one array, then each
+/// system's slot.
+pub fn new_slots(model: &Model, names: &Names) -> TokenStream {
     let slots = &names.slots;
-    let fields: Vec<_> = (0..model.systems.len()).map(|i| format_ident!("s{}", i)).collect();
+    let fields = (0..model.systems.len()).map(|i| format_ident!("s{}", i));
     let sys_names = model.systems.iter().map(|s| s.name);
-    let new = quote!(#slots { #(#fields: ::ecs::__private::SystemSlot::new(states.#sys_names),)* });
-    let core = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| quote!(#i => systems.#f.core(),))
-        .collect();
-    let core_mut = fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| quote!(#i => systems.#f.core_mut(),))
-        .collect();
-    (new, core, core_mut)
+    quote! {
+        #slots {
+            cores: ::ecs::__private::SlotCore::new_array(),
+            #(#fields: ::ecs::__private::SystemSlot::new(states.#sys_names),)*
+        }
+    }
 }

@@ -277,7 +277,7 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             c13: ::ecs::__private::new_column::<Stress, C13>(limit),
             c14: ::ecs::__private::new_column::<Stress, C14>(limit),
             c15: ::ecs::__private::new_column::<Stress, C15>(limit),
-            g0: ::ecs::__private::new_group(limit),
+            g0: ::ecs::__private::new_group::<Stress, _>(limit),
         }
     }
     fn new_resources(values: StressResources) -> __StressResourceCells {
@@ -286,6 +286,7 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
     }
     fn new_systems(states: StressSystems) -> __StressSlots {
         __StressSlots {
+            cores: ::ecs::__private::SlotCore::new_array(),
             s0: ::ecs::__private::SystemSlot::new(states.s0),
             s1: ::ecs::__private::SystemSlot::new(states.s1),
             s2: ::ecs::__private::SystemSlot::new(states.s2),
@@ -369,37 +370,19 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             _ => {}
         }
     }
+    #[inline]
     fn slot_core(
         systems: &__StressSlots,
         index: usize,
     ) -> &::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core(),
-            1usize => systems.s1.core(),
-            2usize => systems.s2.core(),
-            3usize => systems.s3.core(),
-            4usize => systems.s4.core(),
-            5usize => systems.s5.core(),
-            6usize => systems.s6.core(),
-            7usize => systems.s7.core(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "Stress"),
-        }
+        &systems.cores[index]
     }
+    #[inline]
     fn slot_core_mut(
         systems: &mut __StressSlots,
         index: usize,
     ) -> &mut ::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core_mut(),
-            1usize => systems.s1.core_mut(),
-            2usize => systems.s2.core_mut(),
-            3usize => systems.s3.core_mut(),
-            4usize => systems.s4.core_mut(),
-            5usize => systems.s5.core_mut(),
-            6usize => systems.s6.core_mut(),
-            7usize => systems.s7.core_mut(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "Stress"),
-        }
+        &mut systems.cores[index]
     }
 }
 const _: () = ::core::assert!(
@@ -674,6 +657,7 @@ where
 }
 #[doc(hidden)]
 pub struct __StressSlots {
+    cores: [::ecs::__private::SlotCore<Stress>; 8usize],
     s0: ::ecs::__private::SystemSlot<Stress, S0>,
     s1: ::ecs::__private::SystemSlot<Stress, S1>,
     s2: ::ecs::__private::SystemSlot<Stress, S2>,

@@ -196,6 +196,7 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
     }
     fn new_systems(states: GameSystems) -> __GameSlots {
         __GameSlots {
+            cores: ::ecs::__private::SlotCore::new_array(),
             s0: ::ecs::__private::SystemSlot::new(states.movement),
             s1: ::ecs::__private::SystemSlot::new(states.index),
         }
@@ -233,25 +234,19 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
             _ => {}
         }
     }
+    #[inline]
     fn slot_core(
         systems: &__GameSlots,
         index: usize,
     ) -> &::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core(),
-            1usize => systems.s1.core(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "Game"),
-        }
+        &systems.cores[index]
     }
+    #[inline]
     fn slot_core_mut(
         systems: &mut __GameSlots,
         index: usize,
     ) -> &mut ::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core_mut(),
-            1usize => systems.s1.core_mut(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "Game"),
-        }
+        &mut systems.cores[index]
     }
 }
 #[doc(hidden)]
@@ -291,6 +286,7 @@ where
 }
 #[doc(hidden)]
 pub struct __GameSlots {
+    cores: [::ecs::__private::SlotCore<Game>; 2usize],
     s0: ::ecs::__private::SystemSlot<Game, Move>,
     s1: ::ecs::__private::SystemSlot<Game, Index>,
 }

@@ -186,6 +186,7 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     }
     fn new_systems(states: WorldSystems) -> __WorldSlots {
         __WorldSlots {
+            cores: ::ecs::__private::SlotCore::new_array(),
             s0: ::ecs::__private::SystemSlot::new(states.movement),
             s1: ::ecs::__private::SystemSlot::new(states.aging),
         }
@@ -229,25 +230,19 @@ unsafe impl ::ecs::__private::ContextDecl for World {
             _ => {}
         }
     }
+    #[inline]
     fn slot_core(
         systems: &__WorldSlots,
         index: usize,
     ) -> &::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core(),
-            1usize => systems.s1.core(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "World"),
-        }
+        &systems.cores[index]
     }
+    #[inline]
     fn slot_core_mut(
         systems: &mut __WorldSlots,
         index: usize,
     ) -> &mut ::ecs::__private::SlotCore<Self> {
-        match index {
-            0usize => systems.s0.core_mut(),
-            1usize => systems.s1.core_mut(),
-            _ => ::core::panic!("no system with index {} in `{}`", index, "World"),
-        }
+        &mut systems.cores[index]
     }
 }
 #[doc(hidden)]
@@ -315,6 +310,7 @@ where
 }
 #[doc(hidden)]
 pub struct __WorldSlots {
+    cores: [::ecs::__private::SlotCore<World>; 2usize],
     s0: ::ecs::__private::SystemSlot<World, Move>,
     s1: ::ecs::__private::SystemSlot<World, Age>,
 }
