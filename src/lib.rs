@@ -102,9 +102,10 @@ pub mod traits {
     //! assert_eq!(<Game as ContextDecl>::COMPONENTS, ["Health"]);
     //! ```
     pub use ecs_core::{
-        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, ColumnQuery, ColumnStepOf,
-        Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch, Exclusive, Independent,
-        Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo, SystemOf,
+        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, CloneBundle, ColumnQuery,
+        ColumnStepOf, Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch,
+        Exclusive, Independent, Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo,
+        SystemOf,
     };
 }
 

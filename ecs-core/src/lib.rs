@@ -89,7 +89,7 @@ pub use many::{InstanceKey, Many};
 pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
-pub use proxy::{Bundle, Columns, Components, Data, Defer, Spawned, Step, View};
+pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};

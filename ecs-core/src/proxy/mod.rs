@@ -20,6 +20,6 @@ pub(crate) mod world_query;
 pub use columns::Columns;
 pub use data::{Data, View};
 pub use defer::Defer;
-pub use spawn::{Bundle, Components, Spawned};
+pub use spawn::{Bundle, CloneBundle, Components, Spawned};
 pub use step::Step;
 pub use world_query::{Exclusive, QueryIter};
