@@ -90,7 +90,7 @@ pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
-pub use proxy::{Exclusive, QueryIter};
+pub use proxy::{Exclusive, Lookup, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};
