@@ -1,7 +1,7 @@
 //! `spawn_n`: copies of one bundle in every storage, the handles it returns,
 //! a full context (an error, nothing lost), and a `clone` that panics at
 //! every point (no entity made, every value dropped once, the ids reusable).
-//! Small enough for Miri.
+//! The `miri_` cases are small enough for Miri (a few seconds each).
 
 use ecs::{ContextFull, Entity};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -169,6 +169,17 @@ fn growing_a_panicking_clone_at_every_point_leaves_nothing() {
     }
 }
 
+/// For Miri: a clone failing in each kind of storage (the slots of
+/// `contiguous`, `sparse_set`, `hash_map`), and with panicking drops.
+#[test]
+fn miri_a_panicking_clone_in_each_storage_leaves_nothing() {
+    // Three copies: two clones per tracked column, in column order.
+    for fail in [1, 3, 5] {
+        failing_copies!(Fixed, 3, fail, false);
+    }
+    failing_copies!(Growing, 3, 4, true);
+}
+
 #[test]
 fn panicking_drops_during_the_cleanup_stop_no_other_drop() {
     // The `InSlot` clones (the first column, all written) panic when
@@ -181,7 +192,7 @@ fn panicking_drops_during_the_cleanup_stop_no_other_drop() {
 }
 
 #[test]
-fn copies_hold_the_bundle_in_every_storage_and_are_dropped_once() {
+fn miri_copies_hold_the_bundle_in_every_storage_and_are_dropped_once() {
     let ledger = Ledger::new(usize::MAX);
     let mut cx = Growing::new();
     let spawned = cx.step(|p| p.spawn_n(10, bundle(false, &ledger)).unwrap());

@@ -59,7 +59,9 @@ where
         let id = EntityId::from_bits(raw);
         let item = data.lookup::<(EntityId, &Other, &Mark)>(id);
         assert_eq!(
-            prepared.get(id).map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
+            prepared
+                .get(id)
+                .map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
             item.map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
             "prepared lookup of id {raw}"
         );

@@ -67,8 +67,12 @@ pub struct Lookup<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> {
     fetch: Q::Fetch,
     members: Members<'a>,
     /// The context's storages are shared-borrowed for `'a`.
-    _borrow: PhantomData<(&'a Context<Cx>, fn() -> S)>,
+    _borrow: PhantomData<Borrow<'a, Cx, S>>,
 }
+
+/// What a [`Lookup`] holds on to: the context, shared, for `'a`, on behalf
+/// of system `S`.
+type Borrow<'a, Cx, S> = (&'a Context<Cx>, fn() -> S);
 
 /// The entities a system processes, as a membership test.
 #[derive(Clone, Copy)]

@@ -437,14 +437,19 @@ macro_rules! bundle {
                 // Column by column, each a loop storing one value again and
                 // again: for a bundle whose `clone` is a copy, the compiler
                 // knows every element is the same (as in `vec![value; n]`).
-                // A panicking `clone` leaves the fields of `bundle` not yet
-                // moved to be dropped with it, the copies to `copies` and
-                // `unstore`.
+                // A panicking `clone` leaves the value being cloned and the
+                // fields of `bundle` not yet moved to be dropped with them,
+                // the copies to `copies` and `unstore`.
                 $(
+                    // Out of the bundle (which may be behind a pointer, and
+                    // the column's stores might change it, as far as the
+                    // compiler can tell) into a local, which stays in
+                    // registers.
+                    let value = bundle.$i;
                     match copies.slots.$i {
                         Some(first) => {
                             for k in 0..n - 1 {
-                                let value = bundle.$i.clone();
+                                let value = value.clone();
                                 // SAFETY: `prepare_fill(ids)` returned this
                                 // pointer and only other columns were touched
                                 // since (distinct components); `k < ids.len()`,
@@ -453,15 +458,15 @@ macro_rules! bundle {
                                 copies.counts[$i] = k + 1;
                             }
                             // SAFETY: as above, for the last id of `ids`.
-                            unsafe { first.add(n - 1).write(bundle.$i) };
+                            unsafe { first.add(n - 1).write(value) };
                             copies.counts[$i] = n;
                         }
                         None => {
                             let column = $C::column_mut(unstore.storages);
                             for id in ids.start..ids.end - 1 {
-                                column.insert_new(EntityId(id as u32), bundle.$i.clone());
+                                column.insert_new(EntityId(id as u32), value.clone());
                             }
-                            column.insert_new(EntityId((ids.end - 1) as u32), bundle.$i);
+                            column.insert_new(EntityId((ids.end - 1) as u32), value);
                         }
                     }
                 )+
@@ -723,6 +728,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// A panic of a component's `clone` reaches the caller. No entity is
     /// made, and every clone made so far, and the bundle, are dropped, each
     /// once.
+    #[inline]
     pub fn spawn_n<B: CloneBundle<Cx>>(&mut self, n: usize, bundle: B) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let ids = self.batch_ids(n)?;
