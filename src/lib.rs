@@ -12,7 +12,7 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, Lookup, NoSuchEntity, QueryIter,
     RefreshEvents, Spawned, Step, System, View,
 };
-pub use ecs_core::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
+pub use ecs_core::{ColumnSystem, Columns, Consume, InstanceKey, Liveness, Many, NameError, Stream};
 /// # Example
 ///
 /// ```
@@ -104,8 +104,8 @@ pub mod traits {
     pub use ecs_core::{
         Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, CloneBundle, ColumnQuery,
         ColumnStepOf, Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch,
-        Exclusive, Independent, Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery, SystemInfo,
-        SystemOf,
+        Exclusive, Independent, Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery,
+        StreamOutput, SystemInfo, SystemOf,
     };
 }
 

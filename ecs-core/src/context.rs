@@ -94,7 +94,7 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) subscriptions: Subscriptions,
     /// The entities' names, from the first entity named on (`names.rs`).
     pub(crate) names: Option<Box<Names>>,
-    team: Option<Team>,
+    pub(crate) team: Option<Team>,
     pub(crate) threads: usize,
 }
 
@@ -991,7 +991,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 
 /// Appends the subtasks' queues to the system's, in subtask order.
 #[cold]
-fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
+pub(crate) fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
     let mut gathered = core.pending.lock();
     for p in pending {
         gathered.append(p);
@@ -1000,7 +1000,7 @@ fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
 
 /// The subtasks' queues of a run, cleared if dropped, which only unwinding
 /// does (the run forgets it once it has gathered them).
-struct DropPendingOnUnwind<'a, Cx: ContextDecl>(&'a mut Vec<Pending<Cx>>);
+pub(crate) struct DropPendingOnUnwind<'a, Cx: ContextDecl>(pub(crate) &'a mut Vec<Pending<Cx>>);
 
 impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
     fn drop(&mut self) {

@@ -331,7 +331,10 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 /// # Safety
 /// `dispatch(cx, index, args)` runs system `index` with `args` through
 /// [`Context::run_system`] (or `Context::run_column_system`, for a column
-/// step; or does nothing when `index` is no system's),
+/// step; `Context::run_stream` for a producer another system streams, with
+/// that consumer, and `Context::run_consumer` for the consumer, when the
+/// declaration proves `run_stream`'s contract; or does nothing when `index`
+/// is no system's),
 /// and uses `cx` for nothing else. The scheduler calls it on several
 /// threads at once while systems run, and [`Context::system`] and
 /// [`Context::outputs`] rely on no code other than the scheduler's holding

@@ -1264,7 +1264,7 @@ mod tests {
         let c = t.create().unwrap();
         assert_eq!(c.generation, 0, "generations wrap to 0");
         assert!(!t.is_alive(b));
-        assert!(t.is_alive(a), "a handle 2^32 generations old matches again: documented");
+        assert!(t.is_alive(a), "a handle 2^31 generations old matches again: documented");
         let shared = t.shared_generations();
         assert!(
             shared.is_alive(a.slot, a.generation),

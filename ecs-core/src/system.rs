@@ -7,6 +7,7 @@ use crate::proxy::{Data, Defer};
 use crate::sparse_set::SparseSet;
 use crate::system_cell::SystemCell;
 use core::marker::PhantomData;
+use core::sync::atomic::AtomicBool;
 use parking_lot::Mutex;
 
 /// The code of a system, run with arguments `A` (`()` by default).
@@ -224,6 +225,10 @@ impl<Cx: ContextDecl> Pending<Cx> {
 pub struct SlotCore<Cx: ContextDecl> {
     pub(crate) subscribers: SparseSet,
     pub(crate) pending: Mutex<Pending<Cx>>,
+    /// Set when the system ran as a consumer in its producer's node
+    /// (`Context::run_stream`), cleared by its own node, which then does
+    /// nothing; the graph orders the two nodes.
+    pub(crate) streamed: AtomicBool,
 }
 
 /// Everything a context keeps for one system.
@@ -244,6 +249,7 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
         Self {
             subscribers: SparseSet::new(),
             pending: Mutex::new(Pending::default()),
+            streamed: AtomicBool::new(false),
         }
     }
 }

@@ -37,6 +37,8 @@ pub const AFTER: &str = "after";
 pub const PARALLELISM: &str = "parallelism";
 pub const OUTPUT: &str = "output";
 pub const KIND: &str = "kind";
+/// `stream: [producer]`: consume the producer's `Stream` while it runs.
+pub const STREAM: &str = "stream";
 
 /// System kinds (`kind: columns` makes a column step).
 pub const KIND_ENTITIES: &str = "entities";

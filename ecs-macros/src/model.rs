@@ -121,6 +121,11 @@ pub struct System<'a> {
     pub output: Option<&'a Type>,
     /// `kind: columns`: a column step, with the `columns` token.
     pub columns: Option<&'a Ident>,
+    /// `stream: [producer]`: the producer (also in `after`, so the graph
+    /// orders the two) and the token naming it. Cleared by
+    /// `validate::check_streams` when the producer cannot be streamed, so
+    /// codegen runs the two as `after` does.
+    pub stream: Option<(usize, &'a Path)>,
 }
 
 impl System<'_> {
@@ -162,6 +167,7 @@ impl<'a> Model<'a> {
         validate::check_no_cycles(&model, cx);
         model.topological = model.topological_order();
         model.ancestors = model.compute_ancestors();
+        validate::check_streams(&mut model, cx);
         model
     }
 
@@ -208,6 +214,11 @@ impl<'a> Model<'a> {
         anc.into_iter()
             .map(|row| (0..n).filter(|&k| row[k]).collect())
             .collect()
+    }
+
+    /// The system that streams system `p`'s output, if any.
+    pub fn consumer_of(&self, p: usize) -> Option<usize> {
+        self.systems.iter().position(|s| s.stream.is_some_and(|(d, _)| d == p))
     }
 
     /// Whether `a` and `b` are ordered by the graph (one is an ancestor of
@@ -418,7 +429,9 @@ fn systems<'a>(
             parallelism: None,
             output: None,
             columns: None,
+            stream: None,
         };
+        let own = out.len();
         for field in &entry.fields {
             match field {
                 SystemField::List(key, items) if key == kw::READ || key == kw::WRITE => {
@@ -450,12 +463,31 @@ fn systems<'a>(
                         }
                     }
                 }
-                SystemField::List(_, items) => {
+                SystemField::List(key, items) if key == kw::STREAM => {
                     for path in items {
-                        let Some(d) = validate::resolve_system(&kept, entry, path, cx) else {
+                        let Some(d) = validate::resolve_system(&kept, entry, key, path, cx) else {
                             sys.unresolved_after = true;
                             continue;
                         };
+                        if validate::check_stream_target(&sys, own, d, path, cx) {
+                            sys.stream = Some((d, path));
+                            if !sys.after.iter().any(|&(a, _)| a == d) {
+                                sys.after.push((d, path));
+                            }
+                        }
+                    }
+                }
+                SystemField::List(key, items) => {
+                    for path in items {
+                        let Some(d) = validate::resolve_system(&kept, entry, key, path, cx) else {
+                            sys.unresolved_after = true;
+                            continue;
+                        };
+                        if let Some((s, _)) = sys.stream
+                            && s == d
+                        {
+                            continue; // `stream` orders the two already
+                        }
                         if sys.after.iter().any(|&(a, _)| a == d) {
                             cx.error_spanned(
                                 path,

@@ -281,7 +281,7 @@ impl Parse for SystemEntry {
             content.parse::<Token![:]>()?;
             let k = key.to_string();
             let field = match k.as_str() {
-                kw::READ | kw::WRITE | kw::AFTER => {
+                kw::READ | kw::WRITE | kw::AFTER | kw::STREAM => {
                     let list;
                     bracketed!(list in content);
                     let items = Punctuated::<Path, Token![,]>::parse_terminated(&list)?;
@@ -294,8 +294,8 @@ impl Parse for SystemEntry {
                     return Err(Error::new(
                         key.span(),
                         format!(
-                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `parallelism`, `output` or `kind`{}",
-                            did_you_mean(&k, [kw::READ, kw::WRITE, kw::AFTER, kw::PARALLELISM, kw::OUTPUT, kw::KIND])
+                            "unknown key `{k}` for system `{name}`; expected `read`, `write`, `after`, `stream`, `parallelism`, `output` or `kind`{}",
+                            did_you_mean(&k, [kw::READ, kw::WRITE, kw::AFTER, kw::STREAM, kw::PARALLELISM, kw::OUTPUT, kw::KIND])
                         ),
                     ))
                 }

@@ -183,22 +183,28 @@ pub fn resolve_component(
     found
 }
 
-/// Rule: `after` names declared systems.
-pub fn resolve_system(systems: &[&SystemEntry], entry: &SystemEntry, path: &Path, cx: &mut Ctxt) -> Option<usize> {
+/// Rule: `after` and `stream` name declared systems.
+pub fn resolve_system(
+    systems: &[&SystemEntry],
+    entry: &SystemEntry,
+    key: &Ident,
+    path: &Path,
+    cx: &mut Ctxt,
+) -> Option<usize> {
     let name = path_key(path);
     let found = systems.iter().position(|s| s.name == name);
     if found.is_none() {
         let names: Vec<String> = systems.iter().map(|s| s.name.to_string()).collect();
         let hint = match systems.iter().find(|s| path_key(&s.ty) == name) {
-            Some(s) => format!("; `after` takes system names: did you mean `{}`?", s.name),
+            Some(s) => format!("; `{key}` takes system names: did you mean `{}`?", s.name),
             None => match suggest::closest(&name, names.iter().map(String::as_str)) {
                 Some(s) => format!("; did you mean `{s}`?"),
-                None => "; `after` takes the names of systems declared in `systems`".to_string(),
+                None => format!("; `{key}` takes the names of systems declared in `systems`"),
             },
         };
         cx.error_spanned(
             path,
-            format!("unknown system `{name}` in `after` of system `{}`{hint}", entry.name),
+            format!("unknown system `{name}` in `{key}` of system `{}`{hint}", entry.name),
         );
     }
     found
@@ -251,10 +257,15 @@ pub fn check_no_cycles(model: &Model, cx: &mut Ctxt) {
                         .map(|w| format!("`{}` runs after `{}`", name(w[0]), name(w[1])))
                         .collect();
                     steps.push(format!("`{}` runs after `{}`", name(i), name(d)));
+                    // A `stream` entry is an edge of the graph like `after`.
+                    let key = match model.systems[i].stream {
+                        Some((s, _)) if s == d => kw::STREAM,
+                        _ => kw::AFTER,
+                    };
                     cx.error_spanned(
                         path,
                         format!(
-                            "dependency cycle: {}; remove `{}` from `after` of `{}` or break the cycle elsewhere",
+                            "dependency cycle: {}; remove `{}` from `{key}` of `{}` or break the cycle elsewhere",
                             steps.join(", "),
                             name(d),
                             name(i)
@@ -352,6 +363,166 @@ pub fn check_column_step_storages(model: &Model, cx: &mut Ctxt) {
                     ),
                 );
             }
+        }
+    }
+}
+
+/// Rule: a system streams one other system (`stream: [producer]` holds one
+/// name, not its own). Returns whether `producer` may be recorded as the
+/// system's stream.
+pub fn check_stream_target(sys: &System, own: usize, producer: usize, path: &Path, cx: &mut Ctxt) -> bool {
+    if producer == own {
+        cx.error_spanned(
+            path,
+            format!(
+                "system `{}` cannot stream its own output: `stream` names the system whose `ecs::Stream` output `{}` consumes while it runs",
+                sys.name, sys.name
+            ),
+        );
+        return false;
+    }
+    if sys.stream.is_some() {
+        cx.error_spanned(
+            path,
+            format!(
+                "system `{}` already streams a system: a consumer streams one producer; run `{}` `after` this one instead",
+                sys.name,
+                path_key(path)
+            ),
+        );
+        return false;
+    }
+    true
+}
+
+/// Rules for `stream: [p]` on a consumer `c` (they run at the same time, in
+/// one node of the graph):
+/// - `p` declares an `output` (an `ecs::Stream<T>`; the type is checked by
+///   a bound emitted beside the context), is an entity system, and no other
+///   system streams it;
+/// - `c` is an entity system with `parallelism: none` (it consumes on one
+///   thread);
+/// - every system `c` runs after, but `p`, is one `p` runs after: `c` starts
+///   when `p` does;
+/// - neither writes a component or resource the other reads or writes.
+///
+/// A stream that breaks one of the first two rules is cleared (reported), so
+/// the code emitted beside the error runs the two as `after` would.
+pub fn check_streams(model: &mut Model, cx: &mut Ctxt) {
+    for c in 0..model.systems.len() {
+        let Some((p, path)) = model.systems[c].stream else {
+            continue;
+        };
+        let (cs, ps) = (&model.systems[c], &model.systems[p]);
+        let mut ok = true;
+        if ps.output.is_none() {
+            cx.error_spanned(
+                path,
+                format!(
+                    "system `{}` streams `{}`, which has no output; declare `output: ecs::Stream<Item>` on `{}` and push items with `data.output().push(item)`",
+                    cs.name, ps.name, ps.name
+                ),
+            );
+            ok = false;
+        }
+        if let Some(first) = (0..c).find(|&o| model.systems[o].stream.is_some_and(|(d, _)| d == p)) {
+            cx.error_spanned(
+                path,
+                format!(
+                    "`{}` is streamed by `{}` already: a stream has one consumer; run `{}` `after: [{}]` instead",
+                    ps.name, model.systems[first].name, cs.name, ps.name
+                ),
+            );
+            ok = false;
+        }
+        if let Some(columns) = cs.columns.or(ps.columns) {
+            cx.error_spanned(
+                path,
+                format!(
+                    "a column step (`kind: {columns}`) takes no part in a stream; make `{}` and `{}` entity systems, or run `{}` `after: [{}]`",
+                    ps.name, cs.name, cs.name, ps.name
+                ),
+            );
+            ok = false;
+        }
+        if cs
+            .parallelism
+            .is_some_and(|p| !matches!(p, crate::ast::ParallelismExpr::None))
+        {
+            cx.error_spanned(
+                cs.name,
+                format!(
+                    "system `{}` streams `{}` and consumes its items on one thread; remove its `parallelism` (or write `parallelism: none`)",
+                    cs.name, ps.name
+                ),
+            );
+        }
+        for &a in &model.ancestors[c] {
+            if a != p && !model.ancestors[p].contains(&a) {
+                cx.error_spanned(
+                    path,
+                    format!(
+                        "system `{}` streams `{}`, so it starts when `{}` does, but it also runs after `{}`, which `{}` does not wait for; add `after: [{}]` to `{}`",
+                        cs.name, ps.name, ps.name, model.systems[a].name, ps.name, model.systems[a].name, ps.name
+                    ),
+                );
+            }
+        }
+        let component = |i: usize| model.components[i].name.clone();
+        let resource = |i: usize| model.resources[i].name.clone();
+        let c_res_w: Vec<usize> = cs.resource_writes.iter().map(|&(r, _)| r).collect();
+        let c_res_r: Vec<usize> = cs.resource_reads.iter().map(|&(r, _)| r).collect();
+        let p_res_w: Vec<usize> = ps.resource_writes.iter().map(|&(r, _)| r).collect();
+        let p_res_r: Vec<usize> = ps.resource_reads.iter().map(|&(r, _)| r).collect();
+        let mut clashes: Vec<(&Ident, String, &str, &Ident)> = Vec::new();
+        for (w, other, writes, reads, res_w, res_r) in [
+            (
+                cs,
+                ps,
+                &cs.writes,
+                (&ps.reads, &ps.writes),
+                &c_res_w,
+                (&p_res_r, &p_res_w),
+            ),
+            (
+                ps,
+                cs,
+                &ps.writes,
+                (&cs.reads, &cs.writes),
+                &p_res_w,
+                (&c_res_r, &c_res_w),
+            ),
+        ] {
+            for &x in writes {
+                if reads.1.contains(&x) {
+                    if w.name == cs.name {
+                        clashes.push((w.name, component(x), "also writes", other.name));
+                    }
+                } else if reads.0.contains(&x) {
+                    clashes.push((w.name, component(x), "reads", other.name));
+                }
+            }
+            for &x in res_w {
+                if res_r.1.contains(&x) {
+                    if w.name == cs.name {
+                        clashes.push((w.name, resource(x), "also writes", other.name));
+                    }
+                } else if res_r.0.contains(&x) {
+                    clashes.push((w.name, resource(x), "reads", other.name));
+                }
+            }
+        }
+        for (writer, what, verb, other) in clashes {
+            cx.error_spanned(
+                path,
+                format!(
+                    "system `{}` streams `{}`, so the two run at the same time, but `{writer}` writes `{what}`, which `{other}` {verb}; run `{}` `after: [{}]` instead of streaming, or split the access",
+                    cs.name, ps.name, cs.name, ps.name
+                ),
+            );
+        }
+        if !ok {
+            model.systems[c].stream = None;
         }
     }
 }

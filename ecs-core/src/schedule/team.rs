@@ -182,6 +182,12 @@ impl Team {
         None
     }
 
+    /// Whether helpers can come: the pool started (it starts the first time
+    /// work is queued).
+    pub(crate) fn has_helpers(&self) -> bool {
+        matches!(self.pool.get(), Some(Ok(_)))
+    }
+
     pub(crate) fn shared(&self) -> &Shared {
         &self.shared
     }

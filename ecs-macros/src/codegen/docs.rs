@@ -41,6 +41,23 @@ pub(super) fn summary(attrs: &[syn::Attribute]) -> String {
         .unwrap_or_default()
 }
 
+/// The `after` cell of a system's row: the systems it runs after, and the
+/// one it streams (it runs while that one runs).
+fn after_cell(model: &Model, s: &crate::model::System) -> String {
+    let streamed = s.stream.map(|(p, _)| p);
+    let after = list(
+        s.after
+            .iter()
+            .filter(|&&(d, _)| Some(d) != streamed)
+            .map(|&(d, _)| model.systems[d].name.to_string()),
+    );
+    match streamed {
+        Some(p) if s.after.len() > 1 => format!("{after}; streams `{}` (runs while it runs)", model.systems[p].name),
+        Some(p) => format!("streams `{}` (runs while it runs)", model.systems[p].name),
+        None => after,
+    }
+}
+
 pub fn context_docs(model: &Model) -> TokenStream {
     let mut doc = String::new();
     doc.push_str("\n\n# Components\n\n| component | storage | read by | written by | description |\n| --- | --- | --- | --- | --- |\n");
@@ -106,7 +123,7 @@ pub fn context_docs(model: &Model) -> TokenStream {
                     .map(|&c| model.components[c].name.clone())
                     .chain(s.resource_writes.iter().map(|&(r, _)| model.resources[r].name.clone()))
             ),
-            list(s.after.iter().map(|&(d, _)| model.systems[d].name.to_string())),
+            after_cell(model, s),
             par,
             output,
             summary(&s.entry.attrs),

@@ -18,11 +18,25 @@ pub fn graph_text(model: &Model) -> String {
         let steps: Vec<String> = chain
             .iter()
             .map(|&i| {
-                let deps: Vec<String> = model.systems[i].after.iter().map(|&(d, _)| name(d)).collect();
-                if deps.is_empty() {
+                let streamed = model.systems[i].stream.map(|(p, _)| p);
+                let deps: Vec<String> = model.systems[i]
+                    .after
+                    .iter()
+                    .filter(|&&(d, _)| Some(d) != streamed)
+                    .map(|&(d, _)| name(d))
+                    .collect();
+                // A consumer runs in its producer's node, while it runs.
+                let mut what = Vec::new();
+                if let Some(p) = streamed {
+                    what.push(format!("streams {}", name(p)));
+                }
+                if !deps.is_empty() {
+                    what.push(format!("after {}", deps.join(", ")));
+                }
+                if what.is_empty() {
                     name(i)
                 } else {
-                    format!("{} (after {})", name(i), deps.join(", "))
+                    format!("{} ({})", name(i), what.join("; "))
                 }
             })
             .collect();
@@ -38,7 +52,8 @@ fn quoted(s: &str) -> String {
 }
 
 /// Graphviz DOT: one node per system, an edge from each dependency to its
-/// dependent; with `components`, a node per component and edges for reads
+/// dependent (bold, blue and labelled `stream` from a producer to the system
+/// that streams it); with `components`, a node per component and edges for reads
 /// (dashed, component to system) and writes (bold, system to component).
 pub fn dot(model: &Model, components: bool) -> String {
     let mut out = format!("digraph {} {{\n  rankdir=LR;\n", quoted(&model.decl.name.to_string()));
@@ -52,8 +67,14 @@ pub fn dot(model: &Model, components: bool) -> String {
     }
     for s in &model.systems {
         for &(d, _) in &s.after {
+            // A streaming edge: the consumer takes items while `d` runs.
+            let style = if s.stream.is_some_and(|(p, _)| p == d) {
+                " [style=bold, color=blue, label=\"stream\"]"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "  {} -> {};\n",
+                "  {} -> {}{style};\n",
                 quoted(&model.systems[d].name.to_string()),
                 quoted(&s.name.to_string())
             ));
@@ -120,19 +141,22 @@ pub fn summary(model: &Model) -> String {
         format!("[{}]", v.join(", "))
     };
     for s in &model.systems {
+        let streamed = s.stream.map(|(p, _)| p);
         let after: Vec<String> = s
             .after
             .iter()
+            .filter(|&&(d, _)| Some(d) != streamed)
             .map(|&(d, _)| model.systems[d].name.to_string())
             .collect();
         out.push_str(&format!(
-            "  {}: {}{} read {} write {} after [{}]{}\n",
+            "  {}: {}{} read {} write {} after [{}]{}{}\n",
             s.name,
             s.ty_name,
             if s.columns.is_some() { " (column step)" } else { "" },
             names(&s.reads, &s.resource_reads),
             names(&s.writes, &s.resource_writes),
             after.join(", "),
+            streamed.map_or(String::new(), |p| format!(" stream [{}]", model.systems[p].name)),
             s.output.map_or(String::new(), |t| format!(
                 " output {}",
                 quote::quote!(#t).to_string().replace(' ', "")

@@ -8,6 +8,7 @@ mod many;
 mod resources;
 mod save;
 mod storage;
+mod stream;
 mod systems;
 
 use crate::model::{BitsetWidth, Limit, Model};
@@ -46,6 +47,7 @@ pub fn emit(model: &Model) -> TokenStream {
     let save = save::emit(model, &names);
     let context = emit_context(model, &names);
     let columns = columns::emit(model, &names);
+    let streams = stream::emit(model);
     quote! {
         #context
         #storage
@@ -53,6 +55,7 @@ pub fn emit(model: &Model) -> TokenStream {
         #resources
         #save
         #columns
+        #streams
     }
 }
 

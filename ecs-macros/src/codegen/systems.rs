@@ -51,7 +51,13 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         let reads = s.signature().map(ty_of);
         let writes = s.writes.iter().map(|&c| ty_of(c));
         let shared = s.reads.iter().map(|&c| ty_of(c));
-        let ancestors = model.ancestors[i].iter().map(|&a| model.systems[a].ty);
+        // A consumer runs while its producer does: it may not read the
+        // producer's outputs or state, so it does not depend on it.
+        let producer = s.stream.map(|(p, _)| p);
+        let ancestors = model.ancestors[i]
+            .iter()
+            .filter(|&&a| Some(a) != producer)
+            .map(|&a| model.systems[a].ty);
         let (chunk, offset, related) = relations(model, i);
         quote! {
             // SAFETY: `INDEX` is this system's position in the declaration,
@@ -91,8 +97,8 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
     });
     let indices = 0..model.systems.len();
-    let bounds = (0..model.systems.len()).map(|i| super::columns::dispatch_bound(model, i, names));
-    let calls = (0..model.systems.len()).map(|i| super::columns::dispatch_call(model, i));
+    let bounds = (0..model.systems.len()).map(|i| super::stream::dispatch_bound(model, i, names));
+    let calls = (0..model.systems.len()).map(|i| super::stream::dispatch_call(model, i));
     let states_doc = format!("The state of every system of [`{context}`], given to [`{context}::with_systems`].");
     quote! {
         #[doc = #states_doc]
@@ -118,8 +124,11 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
 
         #(#system_impls)*
 
-        // SAFETY: each arm runs its own system through `run_system`, and
-        // `cx` serves nothing else.
+        // SAFETY: each arm runs its own system through `run_system` (or
+        // `run_column_system`; a streamed producer with its consumer through
+        // `run_stream`, whose contract `check_streams` proved, and the
+        // consumer's own arm through `run_consumer`), and `cx` serves
+        // nothing else.
         unsafe impl<__A: ?::core::marker::Sized + ::core::marker::Sync> ::ecs::__private::Dispatch<__A> for #context
         where
             #(#bounds,)*

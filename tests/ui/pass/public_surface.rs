@@ -14,6 +14,8 @@ use ecs::{
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 use ecs::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
+use ecs::{Consume, Stream};
+use ecs::traits::StreamOutput;
 use ecs::traits::{ColumnQuery, ColumnStepOf};
 use ecs::save;
 use ecs::traits::{CanReadResource, CanWriteResource, Resource, ResourceBounds};

@@ -1,0 +1,20 @@
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+pub struct Contact(pub u32);
+#[derive(Default)]
+pub struct Collide;
+#[derive(Default)]
+pub struct Solve;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position, Velocity: contiguous; }
+        systems {
+            collide: Collide { read: [Position], output: ecs::Stream<Contact> }
+            // Runs while `collide` reads `Position`: a conflict.
+            solve: Solve { write: [Position], stream: [collide] }
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,23 @@
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+pub struct Contact(pub u32);
+#[derive(Default)]
+pub struct Collide;
+#[derive(Default)]
+pub struct Solve;
+
+#[derive(Default)]
+pub struct Log;
+
+ecs::declare_context! {
+    pub context World {
+        components { Position, Velocity: contiguous; }
+        systems {
+            collide: Collide { read: [Position], output: ecs::Stream<Contact> }
+            solve: Solve { write: [Velocity], stream: [collide] }
+            log: Log { stream: [collide] }
+        }
+    }
+}
+
+fn main() {}
