@@ -9,8 +9,8 @@ extern crate self as ecs;
 // `traits`, custom storages in `storage`, and what generated code needs in
 // `__private` (see "Where a new public item goes" in README.md).
 pub use ecs_core::{
-    Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity, QueryIter, RefreshEvents,
-    Spawned, Step, System, View,
+    Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, Lookup, NoSuchEntity, QueryIter,
+    RefreshEvents, Spawned, Step, System, View,
 };
 pub use ecs_core::{ColumnSystem, Columns, Consume, InstanceKey, Layout, Liveness, Many, NameError, Stream};
 /// # Example
@@ -102,9 +102,10 @@ pub mod traits {
     //! assert_eq!(<Game as ContextDecl>::COMPONENTS, ["Health"]);
     //! ```
     pub use ecs_core::{
-        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, ColumnQuery, ColumnStepOf,
-        Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch, Exclusive, Independent,
-        Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery, StreamOutput, SystemInfo, SystemOf,
+        Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, CloneBundle, ColumnQuery,
+        ColumnStepOf, Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch,
+        Exclusive, Independent, Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery,
+        StreamOutput, SystemInfo, SystemOf,
     };
 }
 

@@ -53,9 +53,18 @@ where
     Mark: ecs::traits::Component<Cx>,
 {
     let mut found = 0;
-    for raw in 0..80 {
+    // The prepared lookup agrees with `lookup` on every id.
+    let prepared = data.prepare_lookup::<(EntityId, &Other, &Mark)>();
+    for raw in (0..80).chain([u32::MAX >> 1, u32::MAX]) {
         let id = EntityId::from_bits(raw);
         let item = data.lookup::<(EntityId, &Other, &Mark)>(id);
+        assert_eq!(
+            prepared
+                .get(id)
+                .map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
+            item.map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
+            "prepared lookup of id {raw}"
+        );
         assert_eq!(
             item.is_some(),
             data.all_entities().contains(&id),

@@ -172,3 +172,77 @@ fn steps_without_runs_are_matched_once_and_events_stay_per_step() {
         }
     });
 }
+
+/// A batch of new entities is matched as one run (each set takes it whole),
+/// with the same sets and events as matching them one by one: entity by
+/// entity, each system in order; a run whose entities some set already
+/// holds is matched one by one.
+#[test]
+fn batches_are_matched_whole_with_the_events_of_one_by_one() {
+    let mut ctx = Ctx::new();
+    let log = RefCell::new(Vec::new());
+    let mut events = RefreshEvents::<Ctx>::new()
+        .on_subscribe::<OnA>(|e| log.borrow_mut().push(format!("+on_a {}", e.slot())))
+        .on_subscribe::<OnAb>(|e| log.borrow_mut().push(format!("+on_ab {}", e.slot())))
+        .on_subscribe::<AlsoOnA>(|e| log.borrow_mut().push(format!("+also {}", e.slot())));
+    let (only_a, both) = ctx.step_with(&mut events, |p| {
+        let only_a: Vec<Entity> = p.spawn_n(3, (A(1),)).unwrap().collect();
+        let both: Vec<Entity> = p.spawn_batch((0..2).map(|i| (A(i), B(i)))).unwrap().collect();
+        (only_a, both)
+    });
+    drop(events);
+    assert_eq!(
+        log.take(),
+        [
+            "+on_a 0", "+also 0", "+on_a 1", "+also 1", "+on_a 2", "+also 2", "+on_a 3", "+on_ab 3", "+also 3",
+            "+on_a 4", "+on_ab 4", "+also 4",
+        ]
+    );
+    assert_eq!(ids(ctx.subscribers::<OnA>()), [0, 1, 2, 3, 4]);
+    assert_eq!(ids(ctx.subscribers::<AlsoOnA>()), [0, 1, 2, 3, 4]);
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [3, 4]);
+
+    // Entities alike, queued in order, that the sets hold already: one by
+    // one, each change once.
+    let mut events = RefreshEvents::<Ctx>::new()
+        .on_subscribe::<OnA>(|e| log.borrow_mut().push(format!("+on_a {}", e.slot())))
+        .on_subscribe::<OnAb>(|e| log.borrow_mut().push(format!("+on_ab {}", e.slot())))
+        .on_subscribe::<AlsoOnA>(|e| log.borrow_mut().push(format!("+also {}", e.slot())))
+        .on_unsubscribe::<OnAb>(|e| log.borrow_mut().push(format!("-on_ab {}", e.slot())));
+    ctx.step_with(&mut events, |p| {
+        for &e in &only_a {
+            p.add(e, B(7)).unwrap();
+        }
+        p.remove::<B>(both[0]).unwrap();
+        p.remove::<B>(both[1]).unwrap();
+    });
+    drop(events);
+    assert_eq!(log.take(), ["+on_ab 0", "+on_ab 1", "+on_ab 2", "-on_ab 3", "-on_ab 4"]);
+    assert_eq!(ids(ctx.subscribers::<OnAb>()), [0, 1, 2]);
+
+    // Freed slots reused by a batch (generation 1), then fresh ones: two
+    // runs, every entity matched once.
+    ctx.step(|p| {
+        p.kill(only_a[1]);
+        p.kill(only_a[2]);
+    });
+    let late: Vec<Entity> = ctx.step(|p| p.spawn_n(3, (A(100), B(0))).unwrap().collect());
+    assert_eq!(
+        late.iter().map(|e| (e.slot(), e.generation())).collect::<Vec<_>>(),
+        [(1, 1), (2, 1), (5, 0)]
+    );
+    ctx.step(|p| p.run_all(&()));
+    ctx.step(|p| {
+        for &e in &late {
+            assert_eq!(p.get::<A>(e), Some(&A(101)), "also_on_a ran once over each new entity");
+        }
+        assert_eq!(p.get::<A>(only_a[0]), Some(&A(2)));
+        assert_eq!(p.get::<A>(both[1]), Some(&A(2)));
+    });
+    let mut on_ab = ids(ctx.subscribers::<OnAb>());
+    on_ab.sort_unstable();
+    assert_eq!(on_ab.len(), 4, "only_a[0] and the three new ones");
+    let mut on_a = ids(ctx.subscribers::<OnA>());
+    on_a.sort_unstable();
+    assert_eq!(on_a, [0, 1, 2, 3, 4, 5]);
+}

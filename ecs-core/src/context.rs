@@ -717,17 +717,32 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(never)]
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
         let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
-        self.entities.drain_dirty(|handle, id, life, bits| {
+        // Runs of entities alike (a batch of new ones) are matched at once.
+        self.entities.drain_dirty(|first, ids, life, bits| {
             let want = |i: usize| life == Life::Alive && bits.contains_all(&Cx::SIGNATURES[i]);
-            subscriptions.update::<Cx>(systems, id, want, |i, subscribed| {
+            let start = ids.start;
+            let handle = |id: EntityId| Entity {
+                slot: first.slot + (id.0 - start),
+                generation: first.generation,
+            };
+            let whole = subscriptions.update_run::<Cx>(systems, ids.clone(), want, |id, i, subscribed| {
                 if collect {
                     events.push(if subscribed {
-                        Event::Subscribe(i, handle)
+                        Event::Subscribe(i, handle(id))
                     } else {
-                        Event::Unsubscribe(i, handle)
+                        Event::Unsubscribe(i, handle(id))
                     });
                 }
             });
+            if whole && collect {
+                // Every wanted system gained each entity: the events
+                // one-by-one matching gives, in its order.
+                for id in ids {
+                    for i in (0..Cx::SYSTEMS.len()).filter(|&i| want(i)) {
+                        events.push(Event::Subscribe(i, handle(EntityId(id))));
+                    }
+                }
+            }
         });
     }
 

@@ -839,31 +839,56 @@ impl<B: ComponentSet> Entities<B> {
         self.holes = holes;
     }
 
-    /// Calls `f` with the handle, id, life and bitset of every entity queued
-    /// for matching, in the order they were queued, then empties the queue.
-    /// Entities reclaimed since they were queued are skipped (reclamation
-    /// already removed them from every system); killed ones, which their
-    /// kill queued, come with [`Life::Dying`], and no system wants them.
+    /// Calls `f` with every entity queued for matching, in the order they
+    /// were queued, gathered into runs, then empties the queue. A run is
+    /// entities queued one after the other whose slots and ids both
+    /// ascend by one, with the same generation, life and bitset (a batch of
+    /// new entities is one run): `f(first, ids, life, bits)` gets the
+    /// handle of the first, the run's ids (the entity of id `ids.start + k`
+    /// has slot `first.slot() + k` and `first`'s generation), their life and
+    /// bitset. Entities reclaimed since they were queued are skipped
+    /// (reclamation already removed them from every system); killed ones,
+    /// which their kill queued, come with [`Life::Dying`], and no system
+    /// wants them.
     ///
     /// Each entity's flag is cleared before `f` sees it, and the queue is
     /// emptied only at the end: if `f` panics, the queue keeps every entity
     /// (some perhaps queued twice, which matching does not mind), so none
     /// misses the next matching.
     #[inline]
-    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, EntityId, Life, &B)) {
-        for &slot in &self.dirty {
+    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, core::ops::Range<u32>, Life, &B)) {
+        let n = self.dirty.len();
+        let mut k = 0;
+        while k < n {
+            let slot = self.dirty[k];
+            k += 1;
             let meta = &mut self.meta[slot as usize];
             meta.place &= !DIRTY;
             let life = meta.life();
             if life == Life::Free {
                 continue;
             }
-            let e = Entity {
-                slot,
-                generation: meta.generation(),
-            };
+            let generation = meta.generation();
             let id = meta.index();
-            f(e, EntityId(id), life, &self.bits[id as usize]);
+            let bits = self.bits[id as usize];
+            // The run goes on while the next queued entity is the next slot
+            // with the next id, alike.
+            let mut end = id + 1;
+            while k < n && self.dirty[k] == slot + (end - id) {
+                let m = &mut self.meta[self.dirty[k] as usize];
+                // A free slot's index is `NO_ID`, never `end`.
+                if m.index() != end
+                    || m.generation() != generation
+                    || m.life() != life
+                    || self.bits[end as usize] != bits
+                {
+                    break;
+                }
+                m.place &= !DIRTY;
+                end += 1;
+                k += 1;
+            }
+            f(Entity { slot, generation }, id..end, life, &bits);
         }
         self.dirty.clear();
     }
@@ -1021,6 +1046,58 @@ mod tests {
     use crate::bitset::Bitset;
 
     type E = Entities<Bitset<1>>;
+
+    impl E {
+        fn slot_and_id(&self, slot: u32) -> (u32, EntityId) {
+            (slot, self.entity_at(slot).1)
+        }
+    }
+
+    /// The runs `drain_dirty` gives: (first slot, generation, ids, life).
+    fn runs(t: &mut E) -> Vec<(u32, u32, core::ops::Range<u32>, Life)> {
+        let mut v = Vec::new();
+        t.drain_dirty(|e, ids, life, _| v.push((e.slot, e.generation, ids, life)));
+        v
+    }
+
+    #[test]
+    fn drain_dirty_gathers_entities_alike_into_runs() {
+        let mut t = E::new(EntityLimit::Dynamic { initial: 0 });
+        let mut a = Bitset::<1>::default();
+        a.insert(0);
+        let mut ab = a;
+        ab.insert(1);
+        t.create_run(3, &a);
+        t.create_run(2, &ab);
+        t.create_with(&ab, |_| {});
+        assert_eq!(
+            runs(&mut t),
+            [(0, 0, 0..3, Life::Alive), (3, 0, 3..6, Life::Alive)],
+            "a batch is one run, which a like entity queued next extends"
+        );
+        assert!(!t.has_dirty());
+        // Killed, then a run reusing the freed slots: generations differ
+        // from the fresh slots', so they are runs apart.
+        t.kill_slot(1);
+        t.kill_slot(2);
+        assert_eq!(runs(&mut t), [(1, 0, 1..3, Life::Dying)]);
+        reclaim(&mut t);
+        let (reused, fresh) = t.create_run(3, &a);
+        assert_eq!(reused.len(), 2);
+        assert_eq!(fresh, 6..7);
+        assert_eq!(
+            runs(&mut t),
+            [(1, 1, 4..6, Life::Alive), (6, 0, 6..7, Life::Alive)],
+            "the ids after the 4 packed ones"
+        );
+        // Queued out of order, or with another bitset: no run.
+        t.set_bit(t.slot_and_id(3), 1, false);
+        t.set_bit(t.slot_and_id(0), 1, true);
+        t.set_bit(t.slot_and_id(4), 1, true);
+        let r = runs(&mut t);
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert!(r.iter().all(|(_, _, ids, _)| ids.len() == 1));
+    }
 
     /// Reclaims the killed entities and packs the ids, recording each move.
     fn reclaim(t: &mut E) -> Vec<(u32, u32)> {

@@ -115,6 +115,56 @@ impl Subscriptions {
         }
     }
 
+    /// Matches a run of entities alike (ids `ids`, whose bitsets and life
+    /// are the same): `want(i)` is whether system `i` processes them from
+    /// now on. When no set holds any of them (a batch of new entities), the
+    /// run is matched at once: each wanted owner's set takes the whole run,
+    /// and this returns `true`; every system `i` for which `want(i)` gained
+    /// each id, and no other changed. Otherwise the ids are matched one by
+    /// one, `changed(id, i, subscribed)` is called for each change, in
+    /// `update`'s order, and this returns `false`.
+    pub(crate) fn update_run<Cx: ContextDecl>(
+        &mut self,
+        systems: &mut Cx::Systems,
+        ids: core::ops::Range<u32>,
+        want: impl Fn(usize) -> bool,
+        mut changed: impl FnMut(EntityId, usize, bool),
+    ) -> bool {
+        let n = Cx::SYSTEMS.len();
+        let fresh = ids.len() > 1
+            && (0..n).all(|i| self.owner[i] != i || Cx::slot_core(systems, i).subscribers.none_of(ids.clone()));
+        if !fresh {
+            for id in ids {
+                let id = EntityId(id);
+                self.update::<Cx>(systems, id, &want, |i, subscribed| changed(id, i, subscribed));
+            }
+            return false;
+        }
+        // As `update_shared` does for one entity: a system that disagrees
+        // with its set's owner gets its own copy of the set as it is.
+        if self.shared {
+            let mut split = false;
+            for i in 0..n {
+                let o = self.owner[i];
+                if o != i && want(i) != want(o) {
+                    let set = Cx::slot_core(systems, o).subscribers.clone();
+                    Cx::slot_core_mut(systems, i).subscribers = set;
+                    self.owner[i] = i;
+                    split = true;
+                }
+            }
+            if split {
+                self.shared = self.owner.iter().enumerate().any(|(i, &o)| o != i);
+            }
+        }
+        for i in 0..n {
+            if self.owner[i] == i && want(i) {
+                Cx::slot_core_mut(systems, i).subscribers.insert_run(ids.clone());
+            }
+        }
+        true
+    }
+
     /// Matches every id again for the systems whose signature meets
     /// `changed`: afterwards system `i` processes exactly the live entities
     /// whose bitset contains `SIGNATURES[i]` (the other systems must

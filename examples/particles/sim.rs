@@ -583,15 +583,17 @@ macro_rules! particle_context {
 
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
                 let partition = data.system::<SpatialPartition>();
+                let neighbours = data.prepare_lookup::<(&Position, &Circle)>();
                 data.for_entities::<(::ecs::EntityId, &Position, &Circle)>(|view, (id, p0, c0)| {
                     // Copies, which stay in registers: the compiler cannot
-                    // tell that pushing a contact leaves the columns alone.
-                    let (p0, c0) = (*p0, *c0);
+                    // tell that pushing a contact leaves the columns (or the
+                    // lookup's column places) alone.
+                    let (p0, c0, neighbours) = (*p0, *c0, neighbours);
                     for &other in partition.grid.cell_at(&p0) {
                         if other >= id {
                             continue;
                         }
-                        let Some((p1, c1)) = view.lookup::<(&Position, &Circle)>(other) else {
+                        let Some((p1, c1)) = neighbours.get(other) else {
                             continue;
                         };
                         if let Some(dist) = touching(&p0, &c0, p1, c1) {

@@ -93,7 +93,7 @@ pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
 /// | system ([`Data`]) | its own subtask's entities, iterated | `data.for_each::<Q>(..)`, `for_entities` | the system's declared components; `&mut` for its `write` list |
 /// | system | one of its own subtask's entities, by id | `data.read::<C>(id)`, `data.write::<C>(id)`, `query_many::<Q, N>(ids)` | declared components; `None` for other entities |
 /// | system ([`View`], also through `Data`) | any entity, by id | `view.get::<C>(id)`, `has` | components the system reads and does not write |
-/// | system | an entity the system processes, by id (a neighbour) | `view.lookup::<Q>(id)`, `for_all_entities`, `for_other_entities` | read-only queries of components the system does not write; `None` for entities the system does not process |
+/// | system | an entity the system processes, by id (a neighbour) | `view.lookup::<Q>(id)`, `view.prepare_lookup::<Q>()` then `.get(id)` (in loops), `for_all_entities`, `for_other_entities` | read-only queries of components the system does not write; `None` for entities the system does not process |
 ///
 /// Handles ([`Entity`]) stay valid across steps; ids ([`EntityId`]) only
 /// until the next refresh, and systems see ids only.
@@ -1048,6 +1048,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // does not write (`SharedQuery`), which no concurrent system writes
         // either; the storages stay shared-borrowed for `'a`.
         Some(unsafe { Q::fetch(Q::init(self.cx.storages()), id) })
+    }
+
+    /// The system's entities, to test membership: their ids as one run
+    /// when they are one (as [`position`](Self::position) uses it), and
+    /// their set; and the context, borrowed for `'a`.
+    #[inline]
+    pub(crate) fn members(&self) -> (Option<Range<u32>>, &'a SparseSet, &'a Context<Cx>) {
+        (self.run.clone(), self.set, self.cx)
     }
 
     /// The place of `id` among the system's entities (in

@@ -164,9 +164,56 @@ mod sealed {
         /// early).
         fn store_fresh(storages: &mut Cx::Storages, ids: Range<usize>, bundles: impl Iterator<Item = Self>) -> usize;
     }
+
+    /// Implemented by the tuples of one to twelve components that are all
+    /// `Clone`.
+    ///
+    /// Contract (upheld by the only implementations, in this file):
+    /// `store_copies` stores a value of every component of
+    /// `Components::bits` for each id of `ids`, and touches no other id's
+    /// values; when it panics, the ids of `ids` hold no value it stored.
+    #[diagnostic::on_unimplemented(
+        message = "`ecs::traits::CloneBundle` is sealed: `{Self}` cannot implement it",
+        note = "bundles are tuples of distinct components of the context, `(a,)`, `(a, b)`, ..., which implement it already when every component is `Clone`"
+    )]
+    pub trait SealedCloneBundle<Cx: ContextDecl>: SealedBundle<Cx> {
+        /// Stores `ids.len()` copies of `bundle` (clones, the last one the
+        /// bundle itself) for the fresh ids `ids`, column by column, without
+        /// recording them in bitsets.
+        fn store_copies(storages: &mut Cx::Storages, ids: Range<usize>, bundle: Self);
+    }
 }
 
 use sealed::SealedBundle;
+use sealed::SealedCloneBundle;
+
+/// A [`Bundle`] whose components are all `Clone`: what
+/// [`Defer::spawn_n`] copies into many entities at once.
+///
+/// Implemented by every tuple of distinct components that are `Clone`;
+/// sealed, as `Bundle` is.
+///
+/// ```
+/// use ecs::traits::{CloneBundle, ContextDecl};
+/// use ecs::{ContextFull, Defer};
+/// # #[derive(Clone)]
+/// # pub struct Position(pub f32);
+/// # ecs::declare_context! {
+/// #     pub context World { components { Position: contiguous; } systems {} }
+/// # }
+/// /// Spawns a square of `side * side` copies of `bundle`, in any context.
+/// fn square<Cx: ContextDecl, B: CloneBundle<Cx>>(p: &mut Defer<'_, Cx>, side: usize, bundle: B) -> Result<usize, ContextFull> {
+///     Ok(p.spawn_n(side * side, bundle)?.len())
+/// }
+///
+/// let mut world = World::new();
+/// assert_eq!(world.step(|p| square(p, 3, (Position(0.0),))), Ok(9));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a bundle of `Clone` components of `{Cx}`",
+    note = "`spawn_n` clones the bundle: give a tuple of distinct components that all implement `Clone`, or use `spawn_batch` with an iterator of bundles"
+)]
+pub trait CloneBundle<Cx: ContextDecl>: Bundle<Cx> + Clone + SealedCloneBundle<Cx> {}
 
 impl<Cx: ContextDecl> sealed::SealedComponents<Cx> for () {}
 
@@ -275,6 +322,36 @@ trait WrittenSlots {
     /// Those values are initialised and owned by nobody else, and are not
     /// used again.
     unsafe fn drop_first(&self, n: usize);
+
+    /// Drops the first `counts[i]` values written through pointer `i`.
+    ///
+    /// # Safety
+    /// As for [`drop_first`](Self::drop_first), for each pointer's count;
+    /// `counts` has one entry per pointer.
+    unsafe fn drop_firsts(&self, counts: &[usize]);
+}
+
+/// Values written through the slot pointers of `prepare_fill` by
+/// `store_copies`, column by column: `counts[i]` values through pointer
+/// `i`, not yet recorded by `fill`. If dropped by a panic (`armed`), drops
+/// them, each once.
+struct Copies<S: WrittenSlots> {
+    slots: S,
+    counts: [usize; 12],
+    armed: bool,
+}
+
+impl<S: WrittenSlots> Drop for Copies<S> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.armed {
+            // SAFETY: `counts[i]` counts the values written through pointer
+            // `i` (a `None` pointer keeps 0), and `armed` is cleared before
+            // `fill` records them: they are initialised and owned by nobody
+            // else.
+            unsafe { self.slots.drop_firsts(&self.counts) };
+        }
+    }
 }
 
 /// Drops the first `n` values written through `first`.
@@ -319,6 +396,96 @@ macro_rules! bundle {
                         unsafe { drop_written(first, n) };
                     }
                 )+
+            }
+
+            #[cold]
+            unsafe fn drop_firsts(&self, counts: &[usize]) {
+                $(
+                    if let Some(first) = self.$i {
+                        // SAFETY: by the caller, the first `counts[$i]`
+                        // values of this column are initialised and owned by
+                        // nobody else.
+                        unsafe { drop_written(first, counts[$i]) };
+                    }
+                )+
+            }
+        }
+
+        impl<Cx: ContextDecl, $($C: Component<Cx> + Clone),+> CloneBundle<Cx> for ($($C,)+) {}
+
+        impl<Cx: ContextDecl, $($C: Component<Cx> + Clone),+> SealedCloneBundle<Cx> for ($($C,)+) {
+            #[inline]
+            fn store_copies(storages: &mut Cx::Storages, ids: Range<usize>, bundle: Self) {
+                const { assert!(<Self as SealedBundle<Cx>>::DISTINCT, "{}", DUPLICATE) };
+                let n = ids.len();
+                if n == 0 {
+                    return;
+                }
+                // As in `store_fresh`: a pointer to the slot of `ids.start`
+                // for each column that keeps values at fixed places, no two
+                // to the same column.
+                let slots = ($($C::column_mut(storages).prepare_fill(ids.clone()),)+);
+                // The columns without slots store with `insert_new`; a panic
+                // removes what they hold for `ids` (nothing else does: the
+                // ids are fresh).
+                let mut inserted = <Cx::Bits as Default>::default();
+                $(if slots.$i.is_none() {
+                    inserted.insert($C::INDEX);
+                })+
+                let mut copies = Copies { slots, counts: [0; 12], armed: true };
+                let unstore = Unstore::<Cx>::new(&mut *storages, inserted, ids.clone());
+                // Column by column, each a loop storing one value again and
+                // again: for a bundle whose `clone` is a copy, the compiler
+                // knows every element is the same (as in `vec![value; n]`).
+                // A panicking `clone` leaves the value being cloned and the
+                // fields of `bundle` not yet moved to be dropped with them,
+                // the copies to `copies` and `unstore`.
+                $(
+                    // Out of the bundle (which may be behind a pointer, and
+                    // the column's stores might change it, as far as the
+                    // compiler can tell) into a local, which stays in
+                    // registers.
+                    let value = bundle.$i;
+                    match copies.slots.$i {
+                        Some(first) => {
+                            for k in 0..n - 1 {
+                                let value = value.clone();
+                                // SAFETY: `prepare_fill(ids)` returned this
+                                // pointer and only other columns were touched
+                                // since (distinct components); `k < ids.len()`,
+                                // so the slot is that of an id of `ids`.
+                                unsafe { first.add(k).write(value) };
+                                copies.counts[$i] = k + 1;
+                            }
+                            // SAFETY: as above, for the last id of `ids`.
+                            unsafe { first.add(n - 1).write(value) };
+                            copies.counts[$i] = n;
+                        }
+                        None => {
+                            let column = $C::column_mut(unstore.storages);
+                            for id in ids.start..ids.end - 1 {
+                                column.insert_new(EntityId(id as u32), value.clone());
+                            }
+                            column.insert_new(EntityId((ids.end - 1) as u32), value);
+                        }
+                    }
+                )+
+                unstore.disarm();
+                copies.armed = false;
+                $(
+                    if copies.slots.$i.is_some() {
+                        // SAFETY: every slot of `ids` was written through the
+                        // pointer above, and this column had no other `&mut`
+                        // call since `prepare_fill`.
+                        unsafe { $C::column_mut(storages).fill(ids.clone()) };
+                    }
+                )+
+                // As in `store`: the caller records these components next.
+                $(debug_assert!(
+                    ids.clone().all(|i| $C::column(storages).contains(EntityId(i as u32))),
+                    "{}",
+                    UNSTORED
+                );)+
             }
         }
 
@@ -516,6 +683,59 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 self.spawn_counted(bundles.into_iter(), n)
             }
         }
+    }
+
+    /// Creates `n` entities, each holding a copy of `bundle` (clones of it,
+    /// the last entity the bundle itself), all or none, and returns their
+    /// handles, in creation order.
+    ///
+    /// EnTT's `insert(first, last, value)`, `vec![bundle; n]` for entities:
+    /// the fastest way to create many identical entities. Each column is
+    /// filled in one loop that stores the same value again and again (for
+    /// components whose `clone` is a copy, the compiler knows every element
+    /// is the same and writes them as `vec!` does), and the entities are
+    /// recorded at once, with the next ids, in one ascending run. The
+    /// handles come as an iterator that owns them, without a list of
+    /// them when no freed slot is reused.
+    ///
+    /// ```
+    /// # #[derive(Debug, PartialEq, Clone, Copy)] pub struct Position(pub f32);
+    /// # #[derive(Clone, Copy)] pub struct Velocity(pub f32);
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         settings { entities: fixed(1000), threads: 1 }
+    ///         components { Position, Velocity: contiguous; }
+    ///         systems {}
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let made: Vec<ecs::Entity> = world.step(|p| {
+    ///     p.spawn_n(900, (Position(1.0), Velocity(0.5))).expect("room for 900").collect()
+    /// });
+    /// assert_eq!(made.len(), 900);
+    /// assert_eq!(world.step(|p| *p.component::<Position>(made[899])), Position(1.0));
+    /// // Full: the next batch creates nothing.
+    /// assert!(world.step(|p| p.spawn_n(101, (Position(0.0),)).is_err()));
+    /// assert_eq!(world.len(), 900);
+    /// ```
+    ///
+    /// # Errors
+    /// [`ContextFull`] when the context has room for fewer than `n` more
+    /// entities; nothing changes and the bundle is dropped.
+    ///
+    /// # Panics
+    /// A panic of a component's `clone` reaches the caller. No entity is
+    /// made, and every clone made so far, and the bundle, are dropped, each
+    /// once.
+    #[inline]
+    pub fn spawn_n<B: CloneBundle<Cx>>(&mut self, n: usize, bundle: B) -> Result<Spawned, ContextFull> {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        let ids = self.batch_ids(n)?;
+        // `batch_ids` checked the room for all `n`.
+        debug_assert_eq!(ids.len(), n);
+        B::store_copies(&mut self.cx.storages, ids.clone(), bundle);
+        Ok(self.record_batch(ids.len(), &B::bits()))
     }
 
     /// [`spawn_batch`](Self::spawn_batch) of `n` bundles (so the iterator

@@ -1,5 +1,6 @@
 //! `simple_insert`: a context of four components and no systems, created,
-//! filled by `spawn_batch` in one step, and dropped, all inside the timed part.
+//! filled by `spawn_n` (every entity holds the same four values) in one
+//! step, and dropped, all inside the timed part.
 
 use crate::components::*;
 use crate::expect::{self, Check};
@@ -21,7 +22,7 @@ pub struct SimpleInsert;
 fn fill() -> Insert {
     let mut world = Insert::new();
     world.step(|p| {
-        p.spawn_batch((0..N).map(|_| (transform(), position(), rotation(), velocity())))
+        p.spawn_n(N, (transform(), position(), rotation(), velocity()))
             .expect("the context has room for N entities");
     });
     world

@@ -1,0 +1,144 @@
+//! [`Lookup`]: a system's neighbour lookups with the columns fetched once.
+
+use crate::context::Context;
+use crate::decl::{ContextDecl, SystemOf};
+use crate::entity::EntityId;
+use crate::proxy::View;
+use crate::query::{Query, SharedQuery};
+use crate::sparse_set::SparseSet;
+use core::marker::PhantomData;
+
+/// Looks up read-only components `Q` of the entities system `S` processes,
+/// by id, as [`View::lookup`] does, with what it needs fetched once: the
+/// columns' places and the system's entities. Made by
+/// [`View::prepare_lookup`], for one subtask; hecs's `PreparedView`.
+///
+/// It is `Copy`: copied into a local inside a loop, it stays in registers.
+/// A lookup through the view reads the columns' places through it on every
+/// call, and reads them again after each call the compiler cannot see into
+/// (such as pushing to the output, which might have changed them, as far as
+/// it can tell).
+///
+/// ```
+/// use ecs::{Data, EntityId, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Mass(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Pull;
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Position, Mass: contiguous; }
+///         systems { pull: Pull { read: [Position, Mass], output: Vec<f32> } }
+///     }
+/// }
+///
+/// // The argument: for each entity, the ids of its neighbours (found
+/// // through a spatial grid, say).
+/// impl System<World, Vec<Vec<EntityId>>> for Pull {
+///     fn process(&self, data: &mut Data<'_, World, Self>, near: &Vec<Vec<EntityId>>) {
+///         let others = data.prepare_lookup::<(&Position, &Mass)>();
+///         data.for_entities::<(EntityId, &Position)>(|view, (id, p)| {
+///             let others = others; // a local copy, kept in registers
+///             let mut pull = 0.0;
+///             for &other in &near[id.index()] {
+///                 if let Some((q, m)) = others.get(other) {
+///                     pull += m.0 * (q.0 - p.0);
+///                 }
+///             }
+///             view.output().push(pull);
+///         });
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let a = p.spawn((Position(0.0), Mass(1.0))).unwrap();
+///     let b = p.spawn((Position(2.0), Mass(3.0))).unwrap();
+///     // Not processed by `pull`: it has no mass.
+///     let c = p.spawn((Position(5.0),)).unwrap();
+///     let [a, b, c] = [a, b, c].map(|e| p.id_of(e).unwrap());
+///     let near = vec![vec![b, c], vec![a]];
+///     p.run_all(&near);
+///     assert_eq!(p.outputs::<Pull>()[0], [6.0, -2.0]);
+/// });
+/// ```
+pub struct Lookup<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> {
+    /// The columns' fetch states, valid for `'a`.
+    fetch: Q::Fetch,
+    members: Members<'a>,
+    /// The context's storages are shared-borrowed for `'a`.
+    _borrow: PhantomData<Borrow<'a, Cx, S>>,
+}
+
+/// What a [`Lookup`] holds on to: the context, shared, for `'a`, on behalf
+/// of system `S`.
+type Borrow<'a, Cx, S> = (&'a Context<Cx>, fn() -> S);
+
+/// The entities a system processes, as a membership test.
+#[derive(Clone, Copy)]
+enum Members<'a> {
+    /// The ids `start..start + len`.
+    Run { start: u32, len: u32 },
+    /// The ids of the set.
+    Set(&'a SparseSet),
+}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Clone for Lookup<'_, Cx, S, Q> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Copy for Lookup<'_, Cx, S, Q> {}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Lookup<'a, Cx, S, Q> {
+    /// The components `Q` of `id` if system `S` processes it (in this
+    /// subtask or another); `None` for other entities.
+    #[inline(always)]
+    pub fn get(&self, id: EntityId) -> Option<Q::Item<'a>> {
+        let member = match self.members {
+            // One subtraction and one comparison: ids below `start` wrap
+            // around above `len`. (Two variants: the compiler makes one
+            // copy of a loop per variant, so the test is not a branch on
+            // the variant per call; a third, for runs from 0, was a switch
+            // per call instead, read in the disassembly.)
+            Members::Run { start, len } => id.0.wrapping_sub(start) < len,
+            Members::Set(set) => set.contains(id),
+        };
+        if !member {
+            return None;
+        }
+        // SAFETY: `id` is an entity of the system, so it holds the system's
+        // signature for `'a` (`Data::new`'s caller), which covers every
+        // component `Q` may name (its trait bounds); `Q` only reads
+        // components the system does not write (`SharedQuery`), which no
+        // concurrent system writes either; `fetch` was made from the
+        // storages, which stay shared-borrowed for `'a`.
+        Some(unsafe { Q::fetch(self.fetch, id) })
+    }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
+    /// A [`Lookup`] of components `Q` of the entities this system
+    /// processes: [`lookup`](Self::lookup) with the columns and the
+    /// membership fetched once, for loops over neighbours.
+    ///
+    /// See [`Lookup`] for an example.
+    #[inline]
+    pub fn prepare_lookup<Q: SharedQuery<Cx, S>>(&self) -> Lookup<'a, Cx, S, Q> {
+        let (run, set, cx) = self.members();
+        let members = match run {
+            Some(run) => Members::Run {
+                start: run.start,
+                len: run.end - run.start,
+            },
+            None => Members::Set(set),
+        };
+        Lookup {
+            fetch: <Q as Query<Cx, S>>::init(cx.storages()),
+            members,
+            _borrow: PhantomData,
+        }
+    }
+}
