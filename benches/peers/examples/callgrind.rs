@@ -332,7 +332,8 @@ fn simple_iter(best: bool, iterations: usize) {
         let mut world = Iter::new();
         world.step(|p| {
             for _ in 0..N {
-                p.spawn((transform(), position(), rotation(), velocity())).expect("room");
+                p.spawn((transform(), position(), rotation(), velocity()))
+                    .expect("room");
             }
         });
         for _ in 0..iterations {
