@@ -23,6 +23,7 @@ const ROOT: &[&str] = &[
     "InstanceKey",
     "Layout",
     "Liveness",
+    "Lookup",
     "Stream",
     "Many",
     "NameError",

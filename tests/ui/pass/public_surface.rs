@@ -5,7 +5,7 @@
 
 use ecs::storage::{Column, Contiguous, Group, GroupColumn, Grouped, HashMapStorage, Member, SparseSetStorage, Storage, Tag};
 use ecs::traits::{
-    Bundle, CanRead, CanReadShared, CanWrite, Component, ComponentBounds, ComponentSet, Components, ContextDecl,
+    Bundle, CanRead, CanReadShared, CanWrite, CloneBundle, Component, ComponentBounds, ComponentSet, Components, ContextDecl,
     DependsOn, Dispatch, Exclusive, Independent, Parallelism, Query, Roots, Settings, SharedQuery, SystemInfo,
     SystemOf,
 };
@@ -14,7 +14,7 @@ use ecs::{
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 use ecs::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
-use ecs::{Consume, Layout, Stream};
+use ecs::{Consume, Layout, Lookup, Stream};
 use ecs::traits::StreamOutput;
 use ecs::traits::{ColumnQuery, ColumnStepOf};
 use ecs::save;
