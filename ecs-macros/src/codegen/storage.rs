@@ -141,31 +141,30 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     quote!(#storages { #(#singles)* #(#groups)* })
 }
 
-pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+/// One match arm per component: `i => ::ecs::__private::<helper>::<Cx, type of
+/// component i>(<args>),` (the storages' type-erased per-component calls).
+fn component_arms(model: &Model, names: &Names, helper: &str, args: TokenStream) -> Vec<TokenStream> {
     let context = &names.context;
+    let helper = format_ident!("{}", helper);
     model
         .components
         .iter()
         .enumerate()
         .map(|(i, comp)| {
             let ty = super::many::component_type(comp);
-            quote!(#i => ::ecs::__private::remove_value::<#context, #ty>(storages, id),)
+            quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
         })
         .collect()
 }
 
+/// One arm per component: `i => Column::remove(column of component i, id)`.
+pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
+    component_arms(model, names, "remove_value", quote!(storages, id))
+}
+
 /// One arm per component: `i => Column::relocate(column of component i, from, to)`.
 pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    let context = &names.context;
-    model
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, comp)| {
-            let ty = super::many::component_type(comp);
-            quote!(#i => ::ecs::__private::relocate_value::<#context, #ty>(storages, from, to),)
-        })
-        .collect()
+    component_arms(model, names, "relocate_value", quote!(storages, from, to))
 }
 
 /// One arm per component: `i => Column::swap(column of component i, a, b)`;
@@ -175,16 +174,7 @@ pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     if !model.settings.archetypes {
         return Vec::new();
     }
-    let context = &names.context;
-    model
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, comp)| {
-            let ty = super::many::component_type(comp);
-            quote!(#i => ::ecs::__private::swap_value::<#context, #ty>(storages, a, b),)
-        })
-        .collect()
+    component_arms(model, names, "swap_value", quote!(storages, a, b))
 }
 
 /// `tokens` with every span set to `span`, so that an error about them
