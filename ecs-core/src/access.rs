@@ -285,7 +285,8 @@ pub unsafe trait CanWriteResource<Cx: ContextDecl, R: Resource<Cx>>: CanReadReso
     message = "system `{Self}` may not access system `{T}`: it does not depend on it",
     label = "`{T}` is not an ancestor of `{Self}`",
     note = "add `{T}`'s name to the `after` list of system `{Self}` (or of one of its ancestors) in `declare_context!`",
-    note = "if `{T}` already runs after `{Self}`, that would make a cycle: move the code that needs `{T}` into a system that runs after `{T}`, or read `{T}`'s outputs in the step closure after the systems ran (`p.outputs::<{T}>()`)"
+    note = "if `{T}` already runs after `{Self}`, that would make a cycle: move the code that needs `{T}` into a system that runs after `{T}`, or read `{T}`'s outputs in the step closure after the systems ran (`p.outputs::<{T}>()`)",
+    note = "if `{Self}` streams `{T}` (`stream: [..]`), it may not read `{T}`'s outputs, which are still being written: it receives `{T}`'s items one by one in `ecs::Consume::consume`"
 )]
 pub unsafe trait DependsOn<Cx: ContextDecl, T: SystemOf<Cx>>: SystemOf<Cx> {}
 
