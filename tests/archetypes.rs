@@ -4,11 +4,9 @@
 //! limit (a full fixed context included), the thread count and the changes
 //! (creations, components added and removed, kills) of the step.
 
-use ecs::storage::{Column, HashMapStorage, Storage};
 use ecs::traits::ContextDecl;
 use ecs::{Data, Entity, EntityId, EntityLimit, Layout, System};
 use std::collections::HashMap;
-use std::ptr::NonNull;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Val(pub u32);
@@ -26,45 +24,9 @@ pub struct Bump;
 #[derive(Default)]
 pub struct Marked;
 
-/// A custom storage relying on `Column`'s default `swap` and `relocate`.
-pub struct Plain<T>(HashMapStorage<T>);
-
-impl<T: Send + Sync + 'static> Storage for Plain<T> {
-    fn new(limit: EntityLimit) -> Self {
-        Plain(HashMapStorage::new(limit))
-    }
-}
-
-// SAFETY: every method is the wrapped storage's, which keeps the contract.
-unsafe impl<T: Send + Sync + 'static> Column for Plain<T> {
-    type Item = T;
-    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
-        self.0.insert(id, value)
-    }
-    fn remove(&mut self, id: EntityId) -> Option<T> {
-        self.0.remove(id)
-    }
-    fn contains(&self, id: EntityId) -> bool {
-        self.0.contains(id)
-    }
-    fn get(&self, id: EntityId) -> Option<&T> {
-        self.0.get(id)
-    }
-    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
-        self.0.get_mut(id)
-    }
-    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.0.get_ptr(id)
-    }
-    type Fetch = <HashMapStorage<T> as Column>::Fetch;
-    fn fetch_state(&self) -> Self::Fetch {
-        self.0.fetch_state()
-    }
-    unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<T> {
-        // SAFETY: the caller's guarantees are the wrapped storage's.
-        unsafe { HashMapStorage::fetch(state, id) }
-    }
-}
+#[path = "support/plain.rs"]
+mod plain;
+use plain::Plain;
 pub type PlainVal = Plain<Val>;
 
 /// What the test knows of one entity: `Val`, `Other`, `Mark`.

@@ -4,9 +4,7 @@
 //! own `Data::kill` is a request that the step's refresh carries out: until
 //! then the entity is alive, and systems still iterate it.
 
-use ecs::storage::{Column, HashMapStorage, Storage};
-use ecs::{Data, Entity, EntityId, EntityLimit, RefreshEvents, System};
-use std::ptr::NonNull;
+use ecs::{Data, Entity, EntityId, RefreshEvents, System};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Val(pub u32);
@@ -22,46 +20,10 @@ pub struct Doomed;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pad(pub u32);
 
-/// A custom storage (the built-in hash map behind the `Column` defaults).
-pub struct Plain<T>(HashMapStorage<T>);
+#[path = "support/plain.rs"]
+mod plain;
+use plain::Plain;
 pub type PlainVal = Plain<Val>;
-
-impl<T: Send + Sync + 'static> Storage for Plain<T> {
-    fn new(limit: EntityLimit) -> Self {
-        Plain(HashMapStorage::new(limit))
-    }
-}
-
-// SAFETY: every method is the wrapped storage's, which keeps the contract.
-unsafe impl<T: Send + Sync + 'static> Column for Plain<T> {
-    type Item = T;
-    fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
-        self.0.insert(id, value)
-    }
-    fn remove(&mut self, id: EntityId) -> Option<T> {
-        self.0.remove(id)
-    }
-    fn contains(&self, id: EntityId) -> bool {
-        self.0.contains(id)
-    }
-    fn get(&self, id: EntityId) -> Option<&T> {
-        self.0.get(id)
-    }
-    fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
-        self.0.get_mut(id)
-    }
-    fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.0.get_ptr(id)
-    }
-    type Fetch = <HashMapStorage<T> as Column>::Fetch;
-    fn fetch_state(&self) -> Self::Fetch {
-        self.0.fetch_state()
-    }
-    unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<T> {
-        // SAFETY: the caller's guarantees are the wrapped storage's.
-        unsafe { HashMapStorage::fetch(state, id) }
-    }
-}
 
 #[derive(Default)]
 pub struct Killer;
