@@ -21,7 +21,11 @@
 //! counts: `valgrind --tool=callgrind` on `--rounds 0` and `--rounds 4`, the
 //! difference over 4 000 000 is instructions per entity.
 
+#[path = "support/rounds.rs"]
+mod rounds;
+
 use ecs::{ColumnSystem, Columns, Data, System};
+use rounds::{Args, Variants as _};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -133,30 +137,16 @@ struct Variants {
     hand: (Vec<Position>, Vec<Velocity>),
 }
 
-const NAMES: [&str; 5] = [
-    "column step",
-    "for_each (blocks)",
-    "for_each_in_place",
-    "hand-written",
-    "column step, 2 threads",
-];
 const KEYS: [&str; 5] = ["step", "blocks", "in_place", "hand", "step2"];
 
-impl Variants {
-    fn new(only: Option<usize>) -> Self {
-        let want = |k: usize| only.is_none_or(|o| o == k);
-        Variants {
-            step: if want(0) { stepping(1) } else { Stepping::new() },
-            blocks: if want(1) { iterating() } else { Iterating::new() },
-            in_place: if want(2) { iterating() } else { Iterating::new() },
-            hand: if want(3) {
-                (0..N).map(start).unzip()
-            } else {
-                Default::default()
-            },
-            step2: if want(4) { stepping(2) } else { Stepping::new() },
-        }
-    }
+impl rounds::Variants for Variants {
+    const NAMES: &'static [&'static str] = &[
+        "column step",
+        "for_each (blocks)",
+        "for_each_in_place",
+        "hand-written",
+        "column step, 2 threads",
+    ];
 
     fn run(&mut self, k: usize) -> Duration {
         let dt = black_box(DT);
@@ -177,6 +167,23 @@ impl Variants {
         }
         t.elapsed()
     }
+}
+
+impl Variants {
+    fn new(only: Option<usize>) -> Self {
+        let want = |k: usize| only.is_none_or(|o| o == k);
+        Variants {
+            step: if want(0) { stepping(1) } else { Stepping::new() },
+            blocks: if want(1) { iterating() } else { Iterating::new() },
+            in_place: if want(2) { iterating() } else { Iterating::new() },
+            hand: if want(3) {
+                (0..N).map(start).unzip()
+            } else {
+                Default::default()
+            },
+            step2: if want(4) { stepping(2) } else { Stepping::new() },
+        }
+    }
 
     fn positions(&mut self, k: usize) -> Vec<Position> {
         fn of_stepping(w: &mut Stepping) -> Vec<Position> {
@@ -195,49 +202,26 @@ impl Variants {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().skip_while(|a| *a != name).nth(1).cloned();
-    let rounds: usize = arg("--rounds").and_then(|n| n.parse().ok()).unwrap_or(31);
-    let only = arg("--only").map(|k| KEYS.iter().position(|&n| n == k).expect("a variant's key"));
+    let Args { rounds, only } = Args::parse(31, &KEYS);
     let mut variants = Variants::new(only);
     if let Some(k) = only {
-        for _ in 0..rounds {
-            variants.run(k);
-        }
-        println!("{} rounds of `{}`", rounds, NAMES[k]);
-        return;
+        return rounds::run_only(&mut variants, k, rounds);
     }
-    // Warm-up: pages touched, threads started.
-    for k in 0..NAMES.len() {
-        variants.run(k);
-    }
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); NAMES.len()];
-    for _ in 0..rounds {
-        for (k, t) in times.iter_mut().enumerate() {
-            t.push(variants.run(k));
-        }
-    }
+    let medians = rounds::medians(&mut variants, rounds);
     let want = variants.positions(3);
     for k in [0, 1, 2, 4] {
-        assert!(variants.positions(k) == want, "`{}` computed other positions", NAMES[k]);
-    }
-    let medians: Vec<Duration> = times.into_iter().map(median).collect();
-    let hand = medians[3].as_secs_f64();
-    println!("integrate positions of {N} contiguous entities (median of {rounds} rounds; ratio to hand-written)");
-    for (k, m) in medians.iter().enumerate() {
-        println!(
-            "  {:<24} {:>9.1} µs  {:>5.2}x",
-            NAMES[k],
-            m.as_secs_f64() * 1e6,
-            m.as_secs_f64() / hand
+        assert!(
+            variants.positions(k) == want,
+            "`{}` computed other positions",
+            Variants::NAMES[k]
         );
     }
+    rounds::print_ratios::<Variants>(
+        &format!("integrate positions of {N} contiguous entities (median of {rounds} rounds; ratio to hand-written)"),
+        &medians,
+        3,
+    );
     let step = medians[0].as_secs_f64();
     println!(
         "  for_each (blocks) / column step: {:.2}x, for_each_in_place / column step: {:.2}x",

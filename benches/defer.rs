@@ -10,6 +10,9 @@
 //!
 //! `cargo bench --bench defer` (`-- --rounds N`, default 41).
 
+#[path = "support/rounds.rs"]
+mod rounds;
+
 use ecs::{Data, Defer, System};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -59,17 +62,8 @@ fn one_step(world: &mut World, boxed: bool) -> Duration {
     start.elapsed()
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn main() {
-    let rounds = std::env::args()
-        .skip_while(|a| a != "--rounds")
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(41);
+    let rounds = rounds::Args::parse(41, &[]).rounds;
     let mut world = World::new();
     world.step(|p| {
         p.spawn_batch((0..N).map(|i| (Val(i),))).expect("room for N");
@@ -84,7 +78,7 @@ fn main() {
         inline.push(one_step(&mut world, false));
         boxed.push(one_step(&mut world, true));
     }
-    let (inline, boxed) = (median(inline), median(boxed));
+    let (inline, boxed) = (rounds::median(inline), rounds::median(boxed));
     let ratio = boxed.as_secs_f64() / inline.as_secs_f64();
     println!("defer one closure per entity, {N} entities, run at refresh (median of {rounds} steps each)");
     println!("  inline queue: {:>8.1} µs", inline.as_secs_f64() * 1e6);

@@ -33,7 +33,11 @@
 //! alone (`streamed`, `after`, `pipelined`, `serial`), to compare the CPU
 //! time each burns (`/usr/bin/time`), which timing under load hides.
 
+#[path = "support/rounds.rs"]
+mod rounds;
+
 use ecs::{Consume, Data, Stream, System};
+use rounds::{Args, Variants as _};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -358,14 +362,6 @@ impl Hand {
     }
 }
 
-const NAMES: [&str; 6] = [
-    "streamed",
-    "after",
-    "hand-written, pipelined",
-    "hand-written, serial",
-    "streamed, unsplit producer",
-    "after, unsplit producer",
-];
 const KEYS: [&str; 6] = ["streamed", "after", "pipelined", "serial", "streamed1", "after1"];
 
 struct Variants {
@@ -375,6 +371,30 @@ struct Variants {
     after1: AfterUnsplit,
     pipelined: Hand,
     serial: Hand,
+}
+
+impl rounds::Variants for Variants {
+    const NAMES: &'static [&'static str] = &[
+        "streamed",
+        "after",
+        "hand-written, pipelined",
+        "hand-written, serial",
+        "streamed, unsplit producer",
+        "after, unsplit producer",
+    ];
+
+    fn run(&mut self, k: usize) -> Duration {
+        let t = Instant::now();
+        match k {
+            0 => self.streamed.step(|p| p.run_all(black_box(&()))),
+            1 => self.after.step(|p| p.run_all(black_box(&()))),
+            2 => self.pipelined.pipelined(),
+            3 => self.serial.serial(),
+            4 => self.streamed1.step(|p| p.run_all(black_box(&()))),
+            _ => self.after1.step(|p| p.run_all(black_box(&()))),
+        }
+        t.elapsed()
+    }
 }
 
 impl Variants {
@@ -397,19 +417,6 @@ impl Variants {
         }
     }
 
-    fn run(&mut self, k: usize) -> Duration {
-        let t = Instant::now();
-        match k {
-            0 => self.streamed.step(|p| p.run_all(black_box(&()))),
-            1 => self.after.step(|p| p.run_all(black_box(&()))),
-            2 => self.pipelined.pipelined(),
-            3 => self.serial.serial(),
-            4 => self.streamed1.step(|p| p.run_all(black_box(&()))),
-            _ => self.after1.step(|p| p.run_all(black_box(&()))),
-        }
-        t.elapsed()
-    }
-
     fn velocities(&mut self, k: usize) -> Vec<Velocity> {
         match k {
             0 => self
@@ -426,52 +433,25 @@ impl Variants {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().skip_while(|a| *a != name).nth(1).cloned();
-    let rounds: usize = arg("--rounds").and_then(|n| n.parse().ok()).unwrap_or(31);
+    let Args { rounds, only } = Args::parse(31, &KEYS);
     let mut variants = Variants::new();
-    if let Some(only) = arg("--only") {
-        let k = KEYS.iter().position(|&n| n == only).expect("a variant's key");
-        for _ in 0..rounds {
-            variants.run(k);
-        }
-        println!("{rounds} rounds of `{}`", NAMES[k]);
-        return;
+    if let Some(k) = only {
+        return rounds::run_only(&mut variants, k, rounds);
     }
-    // Warm-up: pages touched, threads started.
-    for k in 0..NAMES.len() {
-        variants.run(k);
-    }
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); NAMES.len()];
-    for _ in 0..rounds {
-        for (k, t) in times.iter_mut().enumerate() {
-            t.push(variants.run(k));
-        }
-    }
+    let medians = rounds::medians(&mut variants, rounds);
     let want = variants.velocities(3);
-    for (k, name) in NAMES.iter().enumerate().filter(|&(k, _)| k != 3) {
+    for (k, name) in Variants::NAMES.iter().enumerate().filter(|&(k, _)| k != 3) {
         assert!(variants.velocities(k) == want, "`{name}` computed other velocities");
     }
     let contacts = variants.streamed.system::<Solve>().contacts / (rounds + 1);
-    let medians: Vec<Duration> = times.into_iter().map(median).collect();
-    let hand = medians[2].as_secs_f64();
-    println!(
-        "collide {N} particles with {OBSTACLES} obstacles, solve {contacts} contacts, 2 threads (median of {rounds} rounds; ratio to hand-written, pipelined)"
+    rounds::print_ratios::<Variants>(
+        &format!(
+            "collide {N} particles with {OBSTACLES} obstacles, solve {contacts} contacts, 2 threads (median of {rounds} rounds; ratio to hand-written, pipelined)"
+        ),
+        &medians,
+        2,
     );
-    for (k, m) in medians.iter().enumerate() {
-        println!(
-            "  {:<26} {:>9.1} µs  {:>5.2}x",
-            NAMES[k],
-            m.as_secs_f64() * 1e6,
-            m.as_secs_f64() / hand
-        );
-    }
     println!(
         "  after / streamed: {:.2}x; unsplit producer: {:.2}x",
         medians[1].as_secs_f64() / medians[0].as_secs_f64(),
