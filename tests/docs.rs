@@ -4,13 +4,33 @@
 use std::path::Path;
 use std::process::Command;
 
+/// Writes the user crate's manifest, and the workspace's `Cargo.lock`
+/// beside it, into `dir`: the crate builds with the versions the workspace
+/// is tested with, and running the test changes no tracked file.
+fn user_crate(root: &Path, dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).expect("target dir is writable");
+    let manifest = format!(
+        "# Written by tests/docs.rs: a user crate, not a workspace member.\n\
+         [package]\nname = \"doc_crate\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\
+         [lib]\npath = {:?}\n\
+         [dependencies]\necs = {{ path = {:?} }}\n\
+         [workspace]\n",
+        root.join("tests/doc_crate/lib.rs"),
+        root
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest written");
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock copied");
+    dir.join("Cargo.toml")
+}
+
 #[test]
 fn rustdoc_shows_tables_and_graph() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = root.join("target").join("doc-crate");
+    let manifest = user_crate(root, &target.join("crate"));
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["doc", "--no-deps", "--quiet", "--manifest-path"])
-        .arg(root.join("tests/doc_crate/Cargo.toml"))
+        .arg(manifest)
         .arg("--target-dir")
         .arg(&target)
         .status()
