@@ -104,7 +104,10 @@ fn main() {
     // A checksum, so that no run is optimised away.
     let sum = cx.step(|p| {
         p.run_all(&());
-        churned.iter().map(|&e| p.get::<Pos>(e).map_or(0.0, |x| x.0[0] + x.0[1])).sum::<f32>()
+        churned
+            .iter()
+            .map(|&e| p.get::<Pos>(e).map_or(0.0, |x| x.0[0] + x.0[1]))
+            .sum::<f32>()
     });
     println!("{mode} {steps}: {sum}");
     black_box(&cx);
