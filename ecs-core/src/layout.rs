@@ -69,7 +69,9 @@
 //! scripts) share a run, and changing such a component moves nothing. A
 //! system over one combination of named components then walks one run of
 //! ids (in blocks of 8) however many sets hold it; a system whose entities
-//! span several runs walks each without gaps.
+//! span several runs walks each as one, in blocks of 8 too (3.5 instructions
+//! per entity for Move over two runs, as over one; 9.1 when such systems
+//! were walked id by id: `benches/drivers`' `runs_walk`).
 
 use crate::bitset::ComponentSet;
 use std::collections::BTreeMap;
