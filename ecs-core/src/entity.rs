@@ -644,7 +644,9 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     pub(crate) fn clear_dying_bit(&mut self, id: EntityId, bit: usize) {
         self.moved = true;
-        self.order.changed(id.0);
+        if self.order_mask.contains(bit) {
+            self.order.changed(id.0);
+        }
         self.bits[id.index()].remove(bit);
     }
 
