@@ -779,9 +779,10 @@ fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS
     let mut s = 0;
     while s < ids.len() {
         let first = ids[s].0;
-        // The ids ascend, each once: `ids[s + k] - first >= k`, equal exactly
-        // while the ids from `s` on are consecutive, so the run's length is a
-        // binary search.
+        // The ids strictly ascend (the caller checked `is_ascending`, which
+        // `SparseSet`'s invariant makes mean so, as `run_start` relies on):
+        // `ids[s + k] - first >= k`, equal exactly while the ids from `s` on
+        // are consecutive, so the run's length is a binary search.
         let rest = &ids[s..];
         let (mut lo, mut hi) = (1, rest.len());
         while lo < hi {
