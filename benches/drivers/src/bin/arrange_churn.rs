@@ -85,15 +85,11 @@ fn main() {
         cx.step(|p| {
             for &e in &churned {
                 match mode.as_str() {
-                    "vel" => {
-                        if p.remove::<Vel>(e).is_none() {
-                            p.add(e, Vel([1.0, 1.0])).unwrap();
-                        }
+                    "vel" if p.remove::<Vel>(e).is_none() => {
+                        p.add(e, Vel([1.0, 1.0])).unwrap();
                     }
-                    "filler" => {
-                        if p.remove::<F0>(e).is_none() {
-                            p.add(e, F0([1.0; 4])).unwrap();
-                        }
+                    "filler" if p.remove::<F0>(e).is_none() => {
+                        p.add(e, F0([1.0; 4])).unwrap();
                     }
                     _ => {}
                 }

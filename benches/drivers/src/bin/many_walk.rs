@@ -115,6 +115,10 @@ mod hand {
     /// branch per entity.
     pub struct Inline {
         first: Emitter,
+        #[expect(
+            clippy::box_collection,
+            reason = "one pointer beside the first instance, not a `Vec`'s three words"
+        )]
         more: Option<Box<Vec<Emitter>>>,
     }
 
