@@ -47,11 +47,12 @@
 //! to place them.
 //!
 //! Toggling `Vel`, which the one system names, on 1 000 of 100 000 entities
-//! cost 5.15M instructions per step (sorting every id, then reading every
-//! id's set again for the system's set) and costs 0.96M patched, toggle and
-//! Move included (callgrind; `benches/drivers`, `arrange_churn vel 2` and
-//! `vel 6`, the difference over 4 steps); toggling a component no system
-//! names costs 246k per step either way (`arrange_churn filler`). A moved
+//! cost 5.27M instructions per step (sorting every id, then reading every
+//! id's set again for the system's set) and costs 0.98M patched, toggle and
+//! Move included (callgrind, `benches/peers/examples/fragmented.rs
+//! archetypes vel`, 12 steps minus 4; `benches/drivers`' `arrange_churn
+//! vel`: 5.15M and 0.96M); toggling a component no system names costs 242k
+//! per step either way (`fragmented archetypes churn`). A moved
 //! entity's values move in every column it has (as a reclamation's do): `k`
 //! new entities of the first of `a` archetypes move about `k` entities at
 //! each of the `a - 1` boundaries after it, and `k` new entities of the last
