@@ -511,3 +511,84 @@ mod attacks {
         });
     }
 }
+
+/// A system over several sets that are not neighbours in the order walks
+/// each set's run as one (in blocks of 8 where the columns allow), and
+/// still reaches every entity once: `Bump`'s sets {Val, Other} and {Val,
+/// Other, Mark} lie on either side of {Val, Mark}.
+mod several_runs {
+    use super::*;
+
+    macro_rules! runs_case {
+        ($test:ident, $storage:ident, $threads:literal, $parallelism:expr) => {
+            mod $test {
+                use super::*;
+
+                ecs::declare_context! {
+                    pub context Ctx {
+                        settings { entities: dynamic(16), threads: $threads, layout: archetypes }
+                        components { Val, Other: $storage; Mark: tag; }
+                        systems {
+                            bump: Bump { read: [Other], write: [Val], parallelism: $parallelism }
+                            marked: Marked { read: [Mark], output: Vec<EntityId> }
+                        }
+                    }
+                }
+
+                impl System<Ctx> for Bump {
+                    fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                        data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0 += o.0);
+                    }
+                }
+
+                impl System<Ctx> for Marked {
+                    fn process(&self, _: &mut Data<'_, Ctx, Self>, _: &()) {}
+                }
+
+                #[test]
+                fn each_run_walked_once() {
+                    super::each_run_walked_once::<Ctx>(Ctx::new());
+                }
+            }
+        };
+    }
+
+    runs_case!(contiguous_whole, contiguous, 1, none);
+    runs_case!(contiguous_split, contiguous, 2, split_every(13));
+    runs_case!(sparse_set_whole, sparse_set, 1, none);
+
+    fn each_run_walked_once<Cx>(mut cx: impl core::ops::DerefMut<Target = ecs::Context<Cx>>)
+    where
+        Cx: ContextDecl + ecs::traits::Dispatch<()>,
+        Val: ecs::traits::Component<Cx>,
+        Other: ecs::traits::Component<Cx>,
+        Mark: ecs::traits::Component<Cx>,
+    {
+        // Created interleaved: 37 of each set, `Other(k)` for the k-th.
+        let (bumped, still): (Vec<(Entity, u32)>, Vec<Entity>) = cx.step(|p| {
+            let mut bumped = Vec::new();
+            let mut still = Vec::new();
+            for k in 0..37u32 {
+                bumped.push((p.spawn((Val(0), Other(k))).unwrap(), k));
+                still.push(p.spawn((Val(0), Mark)).unwrap());
+                bumped.push((p.spawn((Val(0), Other(100 + k), Mark)).unwrap(), 100 + k));
+            }
+            (bumped, still)
+        });
+        for round in 1..=2 {
+            cx.step(|p| {
+                let mut ids: Vec<usize> = bumped.iter().map(|&(e, _)| p.id_of(e).unwrap().index()).collect();
+                ids.sort_unstable();
+                let gaps = ids.windows(2).filter(|w| w[1] != w[0] + 1).count();
+                assert_eq!(gaps, 1, "two runs: {ids:?}");
+                p.run_all(&());
+                for &(e, k) in &bumped {
+                    assert_eq!(p.get::<Val>(e).map(|v| v.0), Some(round * k), "bumped once per run");
+                }
+                for &e in &still {
+                    assert_eq!(p.get::<Val>(e).map(|v| v.0), Some(0));
+                }
+            });
+        }
+    }
+}

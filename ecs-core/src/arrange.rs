@@ -39,7 +39,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         });
         if swaps > 0 {
             self.subscriptions
-                .rebuild::<Cx>(&mut self.systems, self.entities.all_bits());
+                .rebuild::<Cx>(&mut self.systems, self.entities.runs());
         }
         core::mem::forget(guard);
     }

@@ -347,6 +347,9 @@ pub struct Entities<B> {
     /// as it is. Until the first `arrange`, `moved` is set whenever an
     /// entity exists (creations set it), so no change is missed.
     order_mask: B,
+    /// What the last `arrange` left and what changed since, so that the
+    /// next one patches the order rather than reading every id.
+    order: crate::layout::Order<B>,
 }
 
 impl<B: ComponentSet> Entities<B> {
@@ -379,6 +382,7 @@ impl<B: ComponentSet> Entities<B> {
             shared: None,
             moved: false,
             order_mask: B::default(),
+            order: crate::layout::Order::default(),
         }
     }
 
@@ -631,14 +635,29 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     pub(crate) fn all_bits_mut(&mut self) -> &mut [B] {
         self.moved = true;
+        self.order.forget();
         &mut self.bits
+    }
+
+    /// Clears component `bit` of the dying entity of id `id`, at its
+    /// reclamation (systems no longer process it).
+    #[inline]
+    pub(crate) fn clear_dying_bit(&mut self, id: EntityId, bit: usize) {
+        self.moved = true;
+        if self.order_mask.contains(bit) {
+            self.order.changed(id.0);
+        }
+        self.bits[id.index()].remove(bit);
     }
 
     /// Records that the entity of `slot`, with id `id`, now holds (or no
     /// longer holds) component `bit`, and queues it for matching.
     #[inline]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
-        self.moved |= self.order_mask.contains(bit);
+        if self.order_mask.contains(bit) {
+            self.moved = true;
+            self.order.changed(id.0);
+        }
         let bits = &mut self.bits[id.index()];
         if present {
             bits.insert(bit);
@@ -791,7 +810,7 @@ impl<B: ComponentSet> Entities<B> {
         debug_assert!(self.holes.is_empty() && self.dying.is_empty());
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
-        let swaps = crate::layout::arrange(&mut sets, named, |a, b, set_a, set_b| {
+        let swaps = crate::layout::arrange(&mut sets, named, &mut self.order, |a, b, set_a, set_b| {
             swap(EntityId(a as u32), EntityId(b as u32), &set_a, &set_b);
             slot_of.swap(a, b);
             for id in [a, b] {
@@ -801,6 +820,13 @@ impl<B: ComponentSet> Entities<B> {
         });
         self.bits = sets;
         swaps
+    }
+
+    /// The runs of ids the last [`arrange`](Self::arrange) left, each with
+    /// the named components its entities hold and the id one past its end,
+    /// in order.
+    pub(crate) fn runs(&self) -> &[(B, usize)] {
+        self.order.runs()
     }
 
     /// Whether freed ids wait to be filled by [`pack`](Self::pack).
@@ -829,11 +855,13 @@ impl<B: ComponentSet> Entities<B> {
                 relocate(EntityId(last), EntityId(hole), &bits);
                 self.slot_of[hole as usize] = slot;
                 self.bits[hole as usize] = bits;
+                self.order.changed(hole);
                 let meta = &mut self.meta[slot as usize];
                 meta.place = hole | (meta.place & DIRTY);
             }
             self.slot_of.pop();
             self.bits.pop();
+            self.order.shrunk(self.bits.len());
         }
         holes.clear();
         self.holes = holes;

@@ -32,6 +32,21 @@
 //! one `Vec`, in the order they were added, their keys in a parallel `Vec`
 //! that iteration does not touch.
 //!
+//! Measured (callgrind, `benches/drivers`' `many_walk`, 20 000 and 40 000
+//! entities of one 4-byte instance each, 20 runs of `e.0 += pos.0`, the
+//! creation's count taken out): a system's walk over `&mut Many<T>` costs
+//! 32.5 instructions per entity, the same walk over a `contiguous` `T` 3.5.
+//! Not staging the sets in blocks saves 4 of the 32.5 (tried, not kept).
+//! The layout itself, walked by hand outside the library: this enum 24.0,
+//! the first instance inline beside an optional box of the others (no key
+//! stored) 12.0, a plain column of first instances beside a bit per entity
+//! saying it has more (checked per block of 8) 3.75, a plain column 1.4.
+//! Only the last two are vectorised, and both hand the closure one instance,
+//! not an entity's slice: a walk that costs what `contiguous` costs is a
+//! walk per instance over a column of first instances, with the entities
+//! holding several (and their keys) kept apart. This module does not do
+//! that yet: entities' sets stay one value each.
+//!
 //! A key is one `u64` per instance, taken from a process-wide counter when
 //! the instance is made (seed 004's "monotonically increasing counter of
 //! instances created"). No other bookkeeping is needed: the key is never

@@ -58,7 +58,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             .remove::<Cx>(&mut self.systems, id, |i| fire(Event::Unsubscribe(i, handle)));
         let bits = *self.entities.bits(id);
         bits.for_each(|c| {
-            self.entities.all_bits_mut()[id.index()].remove(c);
+            self.entities.clear_dying_bit(id, c);
             Cx::remove_component(&mut self.storages, c, id);
         });
         self.entities.free_slot(slot);

@@ -325,23 +325,32 @@ impl SparseSet {
         self.ascending = true;
     }
 
-    /// Makes the members, in ascending order, the ids `i` whose `bits[i]`
-    /// contains every bit of `signature`: after the context moved entities
-    /// to other ids (`layout: archetypes`), each set is written anew in id
-    /// order rather than exchanged id by id.
-    pub(crate) fn rebuild<B: ComponentSet>(&mut self, bits: &[B], signature: &B) {
+    /// Makes the members, in ascending order, the ids of the runs (each
+    /// given by its set and the id one past its end, from id 0 on, as
+    /// `layout: archetypes` leaves them) whose set contains every bit of
+    /// `signature`: after the context moved entities to other ids, each set
+    /// is written anew in id order rather than exchanged id by id, from the
+    /// runs rather than every id's set.
+    pub(crate) fn rebuild<B: ComponentSet>(&mut self, runs: &[(B, usize)], signature: &B) {
         debug_assert!(self.holes.is_empty(), "rebuilt before compaction");
         let before = self.len();
         self.clear();
-        if bits.len() > self.sparse.len() {
-            self.sparse.resize(bits.len(), ABSENT);
+        let ids = runs.last().map_or(0, |r| r.1);
+        if ids > self.sparse.len() {
+            self.sparse.resize(ids, ABSENT);
         }
-        let (dense, sparse) = (&mut self.dense, &mut self.sparse[..bits.len()]);
-        for (i, (b, slot)) in bits.iter().zip(sparse).enumerate() {
-            if b.contains_all(signature) {
-                *slot = dense.len() as u32;
-                dense.push(EntityId(i as u32));
+        let mut start = 0;
+        for &(set, end) in runs {
+            if set.contains_all(signature) {
+                let first = self.dense.len() as u32;
+                self.sparse[start..end]
+                    .iter_mut()
+                    .zip(first..)
+                    .for_each(|(slot, k)| *slot = k);
+                // Below `end`, an id (`u32`).
+                self.dense.extend((start as u32..end as u32).map(EntityId));
             }
+            start = end;
         }
         self.ascending = true;
         debug_assert_eq!(before, self.len(), "a rebuild changed the members");

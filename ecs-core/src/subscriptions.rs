@@ -312,12 +312,12 @@ impl Subscriptions {
     /// component sets (`bits`, by id), once entities moved to other ids:
     /// every entity is matched and none is dying, so a set holds exactly the
     /// ids whose set contains its owner's signature.
-    pub(crate) fn rebuild<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, bits: &[Cx::Bits]) {
+    pub(crate) fn rebuild<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, runs: &[(Cx::Bits, usize)]) {
         for i in 0..Cx::SYSTEMS.len() {
             if self.owner[i] == i {
                 Cx::slot_core_mut(systems, i)
                     .subscribers
-                    .rebuild(bits, &Cx::SIGNATURES[i]);
+                    .rebuild(runs, &Cx::SIGNATURES[i]);
             }
         }
     }

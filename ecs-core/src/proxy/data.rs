@@ -131,6 +131,12 @@ pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
 }
 
 impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
+    /// Whether a walk over ids that are not one run walks them run by run
+    /// (`walk_runs`): under `layout: archetypes`, where a system's ids are
+    /// a few runs; elsewhere they may be scattered, and the search for each
+    /// run's end would be paid per id.
+    const RUNS: bool = matches!(Cx::SETTINGS.layout, crate::layout::Layout::Archetypes);
+
     /// The proxy of subtask `subtask` of `subtasks` over `all`.
     ///
     /// # Safety
@@ -405,6 +411,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                 }
             }
             done = blocks * BLOCK;
+        }
+        // Several runs, as `layout: archetypes` leaves a system over several
+        // sets: each run is walked as one (see `walk_runs`).
+        if Self::RUNS && place.is_none() && view.set.is_ascending() {
+            done = walk_runs::<Cx, S, Q, BLOCKS>(view, ids, fetch, &mut f);
         }
         for (k, &listed) in ids.iter().enumerate().skip(done) {
             let item = match &place {
@@ -745,6 +756,71 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
         is_valid(Q::ACCESS),
         "a query may not borrow the same component twice when one borrow is mutable"
     );
+}
+
+/// Walks `ids` (ascending) run by run of consecutive ids, each run as
+/// `Data::walk` walks a subtask's ids that are one run (in blocks when
+/// `BLOCKS`, from the run's first value in linear columns); returns
+/// `ids.len()`. In `benches/drivers`' `runs_walk` (Move over movers of two
+/// sets that a third set's run parts), Move cost 9.1 instructions per mover
+/// walked id by id, and costs 3.5 run by run, as over movers of one set
+/// (callgrind, 20 000 and 40 000 movers, 20 steps).
+///
+/// The caller's guarantees are `Data::walk`'s: every id of `ids` is one of
+/// the subtask's entities and holds every component `Q` borrows, and `f`
+/// gets each item for one call.
+#[inline(always)]
+fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
+    view: &mut View<'a, Cx, S>,
+    ids: &[EntityId],
+    fetch: Q::Fetch,
+    f: &mut impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
+) -> usize {
+    let mut s = 0;
+    while s < ids.len() {
+        let first = ids[s].0;
+        // The ids strictly ascend (the caller checked `is_ascending`, which
+        // `SparseSet`'s invariant makes mean so, as `run_start` relies on):
+        // `ids[s + k] - first >= k`, equal exactly while the ids from `s` on
+        // are consecutive, so the run's length is a binary search.
+        let rest = &ids[s..];
+        let (mut lo, mut hi) = (1, rest.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if (rest[mid].0 - first) as usize == mid {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let len = lo;
+        // SAFETY: `first` is `ids[s]`, one of the subtask's entities (caller).
+        let place = unsafe { Q::run(fetch, EntityId(first)) };
+        let mut done = 0;
+        if BLOCKS {
+            for b in 0..len / BLOCK {
+                // SAFETY: the ids `first..first + (b + 1) * BLOCK` are
+                // `ids[s..s + (b + 1) * BLOCK]` (one run, within `len`), all
+                // the subtask's (caller). The block lives for this iteration
+                // only, during which only its items reach its values.
+                let mut block = unsafe { Q::block(&place, b * BLOCK) };
+                for j in 0..BLOCK {
+                    // SAFETY: `j < BLOCK`.
+                    let item = unsafe { Q::block_item(&mut block, j) };
+                    f(view, item);
+                }
+            }
+            done = len / BLOCK * BLOCK;
+        }
+        for k in done..len {
+            // SAFETY: `first + k` is `ids[s + k]`, and the ids before it in
+            // the run are the subtask's too (caller).
+            let item = unsafe { Q::run_item(&place, k) };
+            f(view, item);
+        }
+        s += len;
+    }
+    ids.len()
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
