@@ -4,9 +4,10 @@
 //! dependency graph and the conflict checks as any system does; only their
 //! code, and the proxy it gets, differ.
 
-use crate::context::{Context, SubtaskProxy};
+use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::columns::Columns;
+use crate::run::SubtaskProxy;
 use crate::schedule::{Adapter, Adapters};
 use crate::sparse_set::SparseSet;
 use crate::system::Pending;

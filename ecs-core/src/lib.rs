@@ -46,7 +46,9 @@ mod names;
 mod proxy;
 mod query;
 mod reclaim;
+mod refresh;
 mod resource;
+mod run;
 mod schedule;
 #[cfg(feature = "serde")]
 mod serde_save;
