@@ -32,7 +32,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert!(world.is_empty());
     /// ```
     pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(&mut NoEvents, f)
+        self.step_inner(&mut NoEvents, false, f)
     }
 
     /// As [`step`](Self::step), calling the handlers of `events` for the
@@ -65,17 +65,27 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert_eq!(reclaimed, [e]);
     /// ```
     pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(events, f)
+        let collect = events.wants();
+        self.step_inner(events, collect, f)
     }
 
-    fn step_inner<R>(&mut self, events: &mut dyn EventSink, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        if events.wants() {
+    /// A step whose handlers (`events`) are set when `collect` holds: known
+    /// once here (the handlers cannot change while the step borrows them),
+    /// so that neither the step nor its runs ask `events` again.
+    #[inline(always)]
+    fn step_inner<R>(
+        &mut self,
+        events: &mut dyn EventSink,
+        collect: bool,
+        f: impl FnOnce(&mut Step<'_, Cx>) -> R,
+    ) -> R {
+        if collect {
             // Earlier steps' changes are matched without events: the
             // handlers are this step's.
             self.match_dirty(&mut Vec::new(), false);
         }
-        let r = f(&mut Step::new(Defer { cx: self }, events));
-        self.refresh(events);
+        let r = f(&mut Step::new(Defer { cx: self }, events, collect));
+        self.refresh_with(events, collect);
         r
     }
 
@@ -84,16 +94,33 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// component value, and no system any entity. For `restore`.
     #[cfg(feature = "serde")]
     pub(crate) fn clear_all(&mut self) {
-        self.refresh(&mut NoEvents);
+        self.refresh_with(&mut NoEvents, false);
         for id in 0..self.entities.id_bound() {
             self.entities.kill_id(crate::entity::EntityId::from_bits(id as u32));
         }
-        self.refresh(&mut NoEvents);
+        self.refresh_with(&mut NoEvents, false);
     }
 
-    /// Deferred functions, kills, reclamation, matching; then event handlers.
-    pub(crate) fn refresh(&mut self, events: &mut dyn EventSink) {
-        let collect = events.wants();
+    /// Deferred functions, kills, reclamation, matching; then event
+    /// handlers, when `collect` says that `events` has some. Most steps leave nothing to refresh (no deferred
+    /// function, kill or hole, every set tidy): that is checked here, inlined
+    /// into the step, and the refresh itself is called only otherwise.
+    #[inline(always)]
+    pub(crate) fn refresh_with(&mut self, events: &mut dyn EventSink, collect: bool) {
+        let idle = !collect
+            && Cx::SETTINGS.layout != Layout::Archetypes
+            && !*self.gathered.get_mut()
+            && !self.entities.has_dying()
+            && !self.entities.has_holes()
+            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+        if !idle {
+            self.refresh_all(events, collect);
+        }
+    }
+
+    /// The refresh, when there may be something to do.
+    #[inline(never)]
+    fn refresh_all(&mut self, events: &mut dyn EventSink, collect: bool) {
         let mut fired = Vec::new();
         // Every deferred function first (system, subtask, call order), then
         // the kills systems recorded: a deferred function still sees the

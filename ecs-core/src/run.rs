@@ -1,8 +1,9 @@
 //! Running systems: the scheduler's entry (`run_selected`), one system's
 //! run (`run_system`, `run_with`) and its subtasks (`run_subtasks`).
 
+use crate::bitset::ComponentSet;
 use crate::context::Context;
-use crate::decl::{ContextDecl, SystemOf};
+use crate::decl::{ContextDecl, Dispatch, SystemOf};
 use crate::events::EventSink;
 use crate::proxy::Data;
 use crate::schedule::Team;
@@ -11,24 +12,82 @@ use crate::system::{Pending, SlotCore, System};
 use core::sync::atomic::Ordering;
 
 impl<Cx: ContextDecl> Context<Cx> {
+    /// Runs every system ([`Step::run_all`](crate::Step::run_all)), with
+    /// `collect` telling whether `events` has handlers.
+    ///
+    /// Without a team (one thread), after matching pending entities, each
+    /// system runs in topological order, dispatched directly: no selection,
+    /// no closure between the step and the system (a step of one small
+    /// system spends as long in the calls around it as in its loop).
+    #[inline(always)]
+    pub(crate) fn run_all<A: ?Sized + Sync>(&mut self, events: &mut dyn EventSink, collect: bool, args: &A)
+    where
+        Cx: Dispatch<A>,
+    {
+        if self.team.is_none() {
+            self.prepare_run(events, collect);
+            let cx = &*self;
+            for &i in Cx::TOPOLOGICAL {
+                // SAFETY: this is the scheduler without a team (`execute`'s
+                // `None` arm, every system selected), inlined: each system
+                // runs once, in topological order, one at a time, after
+                // matching, while `&mut self` keeps anything else from
+                // touching the context.
+                unsafe { Cx::dispatch(cx, i, args) };
+            }
+            return;
+        }
+        // Every system: no allocation for the common sizes.
+        const ALL: [bool; 64] = [true; 64];
+        let n = Cx::SYSTEMS.len();
+        let many;
+        let selected: &[bool] = match ALL.get(..n) {
+            Some(all) => all,
+            None => {
+                many = vec![true; n];
+                &many
+            }
+        };
+        // SAFETY: `dispatch` is called by `run_selected`'s scheduler, as its
+        // contract asks.
+        self.run_selected(selected, events, collect, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+    }
+
+    /// Matches the entities created or changed since the last matching to
+    /// systems and fires the events that causes (when `collect`), as every
+    /// run must first. Nothing to match (the common step) is checked here,
+    /// inlined; the matching itself is called only otherwise.
+    #[inline(always)]
+    pub(crate) fn prepare_run(&mut self, events: &mut dyn EventSink, collect: bool) {
+        let idle = !collect
+            && !self.entities.has_dirty()
+            && self.entities.bulk().is_empty()
+            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+        if !idle {
+            self.match_and_fire(events, collect);
+        }
+    }
+
+    #[inline(never)]
+    fn match_and_fire(&mut self, events: &mut dyn EventSink, collect: bool) {
+        let mut fired = Vec::new();
+        self.match_dirty(&mut fired, collect);
+        for e in fired {
+            events.fire(e);
+        }
+    }
+
     /// Runs the selected systems after matching pending entities, calling
-    /// `run(cx, i)` for each system `i`.
+    /// `run(cx, i)` for each system `i`; `collect` tells whether `events`
+    /// has handlers.
     pub(crate) fn run_selected(
         &mut self,
         selected: &[bool],
         events: &mut dyn EventSink,
+        collect: bool,
         run: &(dyn Fn(&Self, usize) + Sync),
     ) {
-        let collect = events.wants();
-        let mut fired = Vec::new();
-        self.match_dirty(&mut fired, collect);
-        // Most steps fire nothing: the check skips building an iterator and
-        // dropping it (~30 instructions, a tenth of a small step's cost).
-        if !fired.is_empty() {
-            for e in fired {
-                events.fire(e);
-            }
-        }
+        self.prepare_run(events, collect);
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
         if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
@@ -85,22 +144,44 @@ impl<Cx: ContextDecl> Context<Cx> {
         // (outputs, queues, threads) is `run_subtasks`, one copy per output
         // type, so that each system adds little code to compile.
         let core = Cx::slot_core(&self.systems, S::INDEX);
-        self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
+        // The common run: one subtask, on this thread, whose output and
+        // queue the last run left, run here rather than through
+        // `run_subtasks`' closure (a system processing few entities spends
+        // as long around its loop as in it).
+        if subtasks == 1
+            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
+        {
+            // A panicking run's changes are dropped, not applied later.
+            let guard = ClearOnUnwind(&mut *pending);
             reset(output);
-            // SAFETY: `set` holds the system's subscribers (perhaps in the
-            // set it shares with systems matching the same ids:
-            // `Subscriptions`' invariant), distinct (a sparse set) and
-            // matched before any system ran (`run_selected`), so each holds
-            // the system's signature; nothing changes components while
-            // systems run (that needs `&mut self`).
-            // Subtask `i` of `subtasks` gets its own part of the set
-            // (`run_subtasks` calls this once per subtask index, and every
-            // proxy splits one set into the same parts). The scheduler runs
-            // only systems the declaration proves compatible at the same
-            // time (`ContextDecl`'s contract).
-            let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
+            // SAFETY: as in `run_subtasks`' closure below, for subtask 0 of
+            // 1, which gets the whole set.
+            let mut proxy = unsafe { P::new(self, set, 0, 1, output, &mut *guard.0) };
             process(shared, &mut proxy);
-        });
+            drop(proxy);
+            core::mem::forget(guard);
+            if !pending.is_empty() {
+                self.hand_over(core, core::slice::from_mut(pending));
+            }
+        } else {
+            self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
+                reset(output);
+                // SAFETY: `set` holds the system's subscribers (perhaps in
+                // the set it shares with systems matching the same ids:
+                // `Subscriptions`' invariant), distinct (a sparse set) and
+                // matched before any system ran (`run_selected`,
+                // `run_all`), so each holds the system's signature; nothing
+                // changes components while systems run (that needs `&mut
+                // self`). Subtask `i` of `subtasks` gets its own part of
+                // the set (`run_subtasks` calls this once per subtask
+                // index, and every proxy splits one set into the same
+                // parts). The scheduler runs only systems the declaration
+                // proves compatible at the same time (`ContextDecl`'s
+                // contract).
+                let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
+                process(shared, &mut proxy);
+            });
+        }
         after(state, outputs);
     }
 
@@ -118,22 +199,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
     ) {
-        // The common run: one subtask, on this thread, whose output and
-        // queue the last run left (a system processing few entities spends
-        // as long here as in its loop, so this path does only what it must).
-        if subtasks == 1
-            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
-        {
-            // A panicking run's changes are dropped, not applied later.
-            let guard = ClearOnUnwind(&mut *pending);
-            subtask(0, output, &mut *guard.0);
-            core::mem::forget(guard);
-            if !pending.is_empty() {
-                gather(core, core::slice::from_mut(pending));
-                self.gathered.store(true, Ordering::Relaxed);
-            }
-            return;
-        }
+        // One subtask with its output and queue from the last run is
+        // `run_with`'s own path; here the outputs and queues are resized.
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
         outputs.truncate(subtasks);
@@ -175,10 +242,19 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Hands the kills and deferred functions the run recorded to the
         // system's slot, for the next refresh, in subtask order.
         if scratch.0.iter().any(|p| !p.is_empty()) {
-            gather(core, scratch.0);
-            self.gathered.store(true, Ordering::Relaxed);
+            self.hand_over(core, scratch.0);
         }
         core::mem::forget(scratch);
+    }
+
+    /// Hands the kills and deferred functions the subtasks recorded in
+    /// `pending` to `core` for the next refresh, and says so to the
+    /// refresh (`gathered`).
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&self, core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
+        gather(core, pending);
+        self.gathered.store(true, Ordering::Relaxed);
     }
 }
 

@@ -748,10 +748,22 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
-/// `subtasks` walks, and the ids as a range when they are one run: the part
-/// of [`Data::new`] that does not depend on the system (compiled once, not
-/// once per system).
+/// `subtasks` walks, and the ids as a range when they are one run. The one
+/// subtask of an unsplit run (the whole set) is inlined; a part is
+/// [`part`], compiled once rather than once per system.
+#[inline(always)]
 fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
+    if subtasks == 1 {
+        let all = set.as_slice();
+        let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
+        (all, 0..all.len(), run)
+    } else {
+        part(set, subtask, subtasks)
+    }
+}
+
+/// [`span`] for a part of a split run.
+fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
     let all = set.as_slice();
     let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
     let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
