@@ -347,7 +347,19 @@ pub struct Entities<B> {
     /// as it is. Until the first `arrange`, `moved` is set whenever an
     /// entity exists (creations set it), so no change is missed.
     order_mask: B,
+    /// This table's version: which table it is (`instance`, unique in the
+    /// process) and how many times its entities' ids, lives or component
+    /// sets changed (`changes`), bumped by every creation, kill, reclamation,
+    /// move and change of a component set. Equal versions mean the same
+    /// live entities holding the same components at the same ids, which is
+    /// what a [`PreparedQuery`](crate::PreparedQuery) caches.
+    instance: u64,
+    changes: u64,
 }
+
+/// The next table's `instance`: every table gets its own, so that the
+/// version of one never equals another's.
+static INSTANCES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
 
 impl<B: ComponentSet> Entities<B> {
     /// An empty table for the given limit.
@@ -379,7 +391,23 @@ impl<B: ComponentSet> Entities<B> {
             shared: None,
             moved: false,
             order_mask: B::default(),
+            instance: INSTANCES.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            changes: 0,
         }
+    }
+
+    /// The table's version: see the field `changes`. Equal versions, read
+    /// from the same table or not, mean that no id, life or component set
+    /// changed in between (a `u64` counted once per change never wraps).
+    #[inline]
+    pub(crate) fn version(&self) -> (u64, u64) {
+        (self.instance, self.changes)
+    }
+
+    /// Records that an id, a life or a component set changed.
+    #[inline(always)]
+    fn changed(&mut self) {
+        self.changes += 1;
     }
 
     /// Number of entities alive (not yet killed).
@@ -462,6 +490,7 @@ impl<B: ComponentSet> Entities<B> {
         };
         self.alive += 1;
         self.moved = true;
+        self.changed();
         e
     }
 
@@ -533,6 +562,7 @@ impl<B: ComponentSet> Entities<B> {
         }
         self.alive += count;
         self.moved = true;
+        self.changed();
         (reused, slots)
     }
 
@@ -631,6 +661,7 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     pub(crate) fn all_bits_mut(&mut self) -> &mut [B] {
         self.moved = true;
+        self.changed();
         &mut self.bits
     }
 
@@ -639,6 +670,7 @@ impl<B: ComponentSet> Entities<B> {
     #[inline]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
         self.moved |= self.order_mask.contains(bit);
+        self.changed();
         let bits = &mut self.bits[id.index()];
         if present {
             bits.insert(bit);
@@ -705,6 +737,7 @@ impl<B: ComponentSet> Entities<B> {
                 let generation = m.generation();
                 self.publish(slot, generation, false);
                 self.alive -= 1;
+                self.changed();
                 self.dying.push(slot);
                 self.mark_dirty(slot);
                 true
@@ -772,6 +805,7 @@ impl<B: ComponentSet> Entities<B> {
         self.publish(slot, generation, false);
         self.free.push(slot);
         self.free_unsorted = true;
+        self.changed();
     }
 
     /// Sorts the ids by the components of `named` each entity holds
@@ -789,6 +823,7 @@ impl<B: ComponentSet> Entities<B> {
             return 0;
         }
         debug_assert!(self.holes.is_empty() && self.dying.is_empty());
+        self.changed();
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
         let swaps = crate::layout::arrange(&mut sets, named, |a, b, set_a, set_b| {
@@ -817,6 +852,9 @@ impl<B: ComponentSet> Entities<B> {
     /// dead from the back.
     pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
         let mut holes = core::mem::take(&mut self.holes);
+        if !holes.is_empty() {
+            self.changed();
+        }
         sort_descending_unstable(&mut holes);
         for &hole in &holes {
             // Every hole above this one is gone, so the last id holds an

@@ -97,7 +97,7 @@ pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
-pub use proxy::{Exclusive, Lookup, QueryIter};
+pub use proxy::{Exclusive, Lookup, PreparedQuery, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};

@@ -314,7 +314,9 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         self.defer
             .cx
             // SAFETY: as in `run_all`.
-            .run_selected(&selected, self.events, self.collect, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+            .run_selected(&selected, self.events, self.collect, &|cx, i| unsafe {
+                Cx::dispatch(cx, i, args)
+            });
     }
 
     /// Runs the systems that `adapters` gives code for, with that code
