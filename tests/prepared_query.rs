@@ -108,9 +108,11 @@ macro_rules! model_case {
                                     (4, Some(e)) => drop(p.remove::<Val>(e)),
                                     (5, Some(e)) => drop(p.add(e, Mark)),
                                     (6, Some(e)) => drop(p.remove::<Other>(e)),
-                                    (7, _) if rng.below(4) == 0 => drop(p.remove_from_all::<Mark>()),
+                                    (7, _) if rng.below(4) == 0 => {
+                                        p.remove_from_all::<Mark>();
+                                    }
                                     (8, _) if rng.below(4) == 0 => {
-                                        drop(p.add_to_all::<(Other,), _>(|_| Mark));
+                                        p.add_to_all::<(Other,), _>(|_| Mark);
                                     }
                                     _ => {}
                                 }
