@@ -71,7 +71,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     ///
     /// # Safety
     /// As [`run_system`](Self::run_system): only the dispatch that
-    /// `run_selected` calls may call it (generated
+    /// `run_selected` (or `run_all` on one thread) calls may call it (generated
     /// [`Dispatch`](crate::Dispatch) code does).
     #[doc(hidden)]
     pub unsafe fn run_column_system<S: ColumnSystem<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {

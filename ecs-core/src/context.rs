@@ -457,7 +457,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert_eq!(game.outputs::<Total>(), [2]);
     /// ```
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
-        // SAFETY: systems run only inside `run_selected`, which borrows the
+        // SAFETY: systems run only inside `run_selected` or `run_all`, which borrow the
         // context mutably, so while `&self` lives no system runs.
         unsafe { S::slot(&self.systems).cell.read().0 }
     }
@@ -533,7 +533,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Resource `R`.
     pub fn resource<R: Resource<Cx>>(&self) -> &R {
         // SAFETY: systems, the only code that writes through a shared cell,
-        // run only inside `run_selected`, which borrows the context mutably:
+        // run only inside `run_selected` or `run_all`, which borrow the context mutably:
         // while `&self` lives no system runs.
         unsafe { R::cell(&self.resources).get_unchecked() }
     }

@@ -98,9 +98,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Runs system `S` with `args`: `before`, every subtask, `after`.
     ///
     /// # Safety
-    /// Only the dispatch that `run_selected` calls may call it (generated
-    /// [`Dispatch`](crate::decl::Dispatch) code does): the scheduler runs
-    /// each system once, never beside a conflicting one, after matching.
+    /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
+    /// thread) calls may call it (generated [`Dispatch`](crate::decl::Dispatch)
+    /// code does): the scheduler runs each system once, never beside a
+    /// conflicting one, after matching.
     #[doc(hidden)]
     pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         self.run_with::<S, DataProxy>(

@@ -1556,7 +1556,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     {
         // SAFETY: `T` is an ancestor of `S` (`DependsOn`'s contract), so the
         // scheduler finished `T`'s run before starting this one and starts it
-        // again only in a later `run_selected`. The reference cannot reach
+        // again only in a later `run_selected` or `run_all`. The reference cannot reach
         // it: `process` is generic over `'a` and every place it could store
         // a reference outliving the call (state, outputs, deferred functions)
         // is `'static` (`SystemCell`'s documentation).
