@@ -16,7 +16,7 @@ use core::sync::atomic::AtomicBool;
 /// The runtime of a context declared with `declare_context!`.
 ///
 /// The generated context type dereferences to it; everything happens inside
-/// [`step`](Self::step), whose closure gets a [`Step`] proxy, followed by a
+/// [`step`](Self::step), whose closure gets a [`Step`](crate::Step) proxy, followed by a
 /// refresh: deferred functions run in order, and killed entities are
 /// reclaimed (the entities with the highest ids moving into the ids they
 /// leave, so that ids stay packed).
@@ -28,7 +28,7 @@ use core::sync::atomic::AtomicBool;
 /// entity changed in several steps between two runs is matched once, and
 /// one whose changes cancel (a component added, then removed) changes no
 /// system's set. A component added to or removed from many entities at
-/// once ([`Defer::add_to_all`], [`Defer::remove_from_all`]) queues no entity:
+/// once ([`Defer::add_to_all`](crate::Defer::add_to_all), [`Defer::remove_from_all`](crate::Defer::remove_from_all)) queues no entity:
 /// the systems that name it are compared with every entity's components
 /// instead, when they next run. Nothing else can tell the difference: a step given event
 /// handlers ([`step_with`](Self::step_with)) first matches what earlier
@@ -266,7 +266,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         Liveness::new(self.entities.shared_generations())
     }
 
-    /// The live entity named `name` (see [`Defer::set_name`]).
+    /// The live entity named `name` (see [`Defer::set_name`](crate::Defer::set_name)).
     pub fn named(&self, name: &str) -> Option<Entity> {
         let e = self.names.as_ref()?.get(name)?;
         self.entities.is_alive(e).then_some(e)
