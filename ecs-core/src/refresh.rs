@@ -4,76 +4,16 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::ContextDecl;
-use crate::events::{EventSink, NoEvents, RefreshEvents};
+use crate::events::{EventSink, NoEvents};
 use crate::layout::Layout;
 use crate::proxy::{Defer, Step};
 
 impl<Cx: ContextDecl> Context<Cx> {
-    /// Runs `f` with a step proxy, then refreshes; returns what `f` returns.
-    ///
-    /// # Examples
-    /// ```
-    /// # pub struct Position(pub f32);
-    /// # ecs::declare_context! {
-    /// #     pub context World {
-    /// #         components { Position: contiguous; }
-    /// #         systems {}
-    /// #     }
-    /// # }
-    /// let mut world = World::new();
-    /// // The closure's result is the step's.
-    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
-    /// world.step(|p| {
-    ///     p.kill(e);
-    ///     // Killed entities read dead at once...
-    ///     assert!(!p.is_alive(e));
-    /// });
-    /// // ...and are reclaimed by the refresh that ends the step.
-    /// assert!(world.is_empty());
-    /// ```
-    pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(&mut NoEvents, false, f)
-    }
-
-    /// As [`step`](Self::step), calling the handlers of `events` for the
-    /// subscriptions and reclamations it causes.
-    ///
-    /// # Examples
-    /// ```
-    /// use ecs::RefreshEvents;
-    /// # pub struct Position(pub f32);
-    /// # #[derive(Default)]
-    /// # pub struct Draw;
-    /// # impl ecs::System<World> for Draw {
-    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
-    /// # }
-    /// # ecs::declare_context! {
-    /// #     pub context World {
-    /// #         components { Position: contiguous; }
-    /// #         systems { draw: Draw { read: [Position] } }
-    /// #     }
-    /// # }
-    /// let mut world = World::new();
-    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
-    /// let (mut left, mut reclaimed) = (Vec::new(), Vec::new());
-    /// let mut events = RefreshEvents::new()
-    ///     .on_unsubscribe::<Draw>(|e| left.push(e))
-    ///     .on_reclaim(|e| reclaimed.push(e));
-    /// world.step_with(&mut events, |p| p.kill(e));
-    /// drop(events);
-    /// assert_eq!(left, [e]);
-    /// assert_eq!(reclaimed, [e]);
-    /// ```
-    pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        let collect = events.wants();
-        self.step_inner(events, collect, f)
-    }
-
     /// A step whose handlers (`events`) are set when `collect` holds: known
     /// once here (the handlers cannot change while the step borrows them),
     /// so that neither the step nor its runs ask `events` again.
     #[inline(always)]
-    fn step_inner<R>(
+    pub(crate) fn step_inner<R>(
         &mut self,
         events: &mut dyn EventSink,
         collect: bool,
