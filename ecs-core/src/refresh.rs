@@ -1,5 +1,7 @@
-//! A step: the closure given the step proxy, then the refresh that ends it
-//! (deferred functions, kills, reclamation, matching, event handlers).
+//! The body of a step (`Context::step` and `step_with` are declared in
+//! `context.rs`): the closure given the step proxy, then the refresh that
+//! ends it (deferred functions, kills, reclamation, matching, event
+//! handlers).
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
