@@ -28,6 +28,7 @@ const ROOT: &[&str] = &[
     "Many",
     "NameError",
     "NoSuchEntity",
+    "PreparedQuery",
     "QueryIter",
     "RefreshEvents",
     "Spawned",

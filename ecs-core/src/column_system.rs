@@ -4,9 +4,10 @@
 //! dependency graph and the conflict checks as any system does; only their
 //! code, and the proxy it gets, differ.
 
-use crate::context::{Context, SubtaskProxy};
+use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::columns::Columns;
+use crate::run::SubtaskProxy;
 use crate::schedule::{Adapter, Adapters};
 use crate::sparse_set::SparseSet;
 use crate::system::Pending;
@@ -70,7 +71,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     ///
     /// # Safety
     /// As [`run_system`](Self::run_system): only the dispatch that
-    /// `run_selected` calls may call it (generated
+    /// `run_selected` (or `run_all` on one thread) calls may call it (generated
     /// [`Dispatch`](crate::Dispatch) code does).
     #[doc(hidden)]
     pub unsafe fn run_column_system<S: ColumnSystem<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {

@@ -5,22 +5,20 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
-use crate::layout::Layout;
 use crate::liveness::Liveness;
 use crate::names::Names;
-use crate::proxy::{Data, Defer, Step};
+use crate::proxy::Step;
 use crate::resource::Resource;
 use crate::schedule::Team;
-use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
-use crate::system::{Pending, SlotCore, System};
-use core::sync::atomic::{AtomicBool, Ordering};
+use crate::system::System;
+use core::sync::atomic::AtomicBool;
 
 /// The runtime of a context declared with `declare_context!`.
 ///
 /// The generated context type dereferences to it; everything happens inside
-/// [`step`](Self::step), whose closure gets a [`Step`] proxy, followed by a
+/// [`step`](Self::step), whose closure gets a [`Step`](crate::Step) proxy, followed by a
 /// refresh: deferred functions run in order, and killed entities are
 /// reclaimed (the entities with the highest ids moving into the ids they
 /// leave, so that ids stay packed).
@@ -32,7 +30,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 /// entity changed in several steps between two runs is matched once, and
 /// one whose changes cancel (a component added, then removed) changes no
 /// system's set. A component added to or removed from many entities at
-/// once ([`Defer::add_to_all`], [`Defer::remove_from_all`]) queues no entity:
+/// once ([`Defer::add_to_all`](crate::Defer::add_to_all), [`Defer::remove_from_all`](crate::Defer::remove_from_all)) queues no entity:
 /// the systems that name it are compared with every entity's components
 /// instead, when they next run. Nothing else can tell the difference: a step given event
 /// handlers ([`step_with`](Self::step_with)) first matches what earlier
@@ -103,7 +101,7 @@ pub struct Context<Cx: ContextDecl> {
     /// system's slot (`gather`); cleared by the refresh that has applied
     /// every slot's. A refresh whose runs queued nothing reads this flag
     /// instead of every slot.
-    gathered: AtomicBool,
+    pub(crate) gathered: AtomicBool,
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
@@ -225,7 +223,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert!(world.is_empty());
     /// ```
     pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(&mut NoEvents, f)
+        self.step_inner(&mut NoEvents, false, f)
     }
 
     /// As [`step`](Self::step), calling the handlers of `events` for the
@@ -258,18 +256,22 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert_eq!(reclaimed, [e]);
     /// ```
     pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(events, f)
+        let collect = events.wants();
+        self.step_inner(events, collect, f)
     }
 
-    fn step_inner<R>(&mut self, events: &mut dyn EventSink, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        if events.wants() {
-            // Earlier steps' changes are matched without events: the
-            // handlers are this step's.
-            self.match_dirty(&mut Vec::new(), false);
-        }
-        let r = f(&mut Step::new(Defer { cx: self }, events));
-        self.refresh(events);
-        r
+    /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    ///
+    /// # Safety
+    /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
+    /// thread) calls may call it (generated [`Dispatch`](crate::decl::Dispatch)
+    /// code does): the scheduler runs each system once, never beside a
+    /// conflicting one, after matching.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        // SAFETY: the caller's obligations are `run_system_with_data`'s.
+        unsafe { self.run_system_with_data::<S, A>(args) }
     }
 
     /// Number of live entities.
@@ -340,7 +342,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         Liveness::new(self.entities.shared_generations())
     }
 
-    /// The live entity named `name` (see [`Defer::set_name`]).
+    /// The live entity named `name` (see [`Defer::set_name`](crate::Defer::set_name)).
     pub fn named(&self, name: &str) -> Option<Entity> {
         let e = self.names.as_ref()?.get(name)?;
         self.entities.is_alive(e).then_some(e)
@@ -531,7 +533,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// assert_eq!(game.outputs::<Total>(), [2]);
     /// ```
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
-        // SAFETY: systems run only inside `run_selected`, which borrows the
+        // SAFETY: systems run only inside `run_selected` or `run_all`, which borrow the
         // context mutably, so while `&self` lives no system runs.
         unsafe { S::slot(&self.systems).cell.read().0 }
     }
@@ -607,7 +609,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Resource `R`.
     pub fn resource<R: Resource<Cx>>(&self) -> &R {
         // SAFETY: systems, the only code that writes through a shared cell,
-        // run only inside `run_selected`, which borrows the context mutably:
+        // run only inside `run_selected` or `run_all`, which borrow the context mutably:
         // while `&self` lives no system runs.
         unsafe { R::cell(&self.resources).get_unchecked() }
     }
@@ -615,18 +617,6 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Resource `R`, mutably.
     pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R {
         R::cell_mut(&mut self.resources).get_mut()
-    }
-
-    /// Kills every entity and reclaims it (after applying what a panicking
-    /// step left for the next refresh): the context holds no entity and no
-    /// component value, and no system any entity. For `restore`.
-    #[cfg(feature = "serde")]
-    pub(crate) fn clear_all(&mut self) {
-        self.refresh(&mut NoEvents);
-        for id in 0..self.entities.id_bound() {
-            self.entities.kill_id(EntityId::from_bits(id as u32));
-        }
-        self.refresh(&mut NoEvents);
     }
 
     #[inline]
@@ -774,374 +764,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Closes the holes removals left in the systems' subscriber sets,
     /// keeping their order.
     #[inline]
-    fn compact_subscribers(&mut self) {
+    pub(crate) fn compact_subscribers(&mut self) {
         self.subscriptions.compact::<Cx>(&mut self.systems);
     }
-
-    /// Runs the selected systems after matching pending entities, calling
-    /// `run(cx, i)` for each system `i`.
-    pub(crate) fn run_selected(
-        &mut self,
-        selected: &[bool],
-        events: &mut dyn EventSink,
-        run: &(dyn Fn(&Self, usize) + Sync),
-    ) {
-        let collect = events.wants();
-        let mut fired = Vec::new();
-        self.match_dirty(&mut fired, collect);
-        // Most steps fire nothing: the check skips building an iterator and
-        // dropping it (~30 instructions, a tenth of a small step's cost).
-        if !fired.is_empty() {
-            for e in fired {
-                events.fire(e);
-            }
-        }
-        let cx = &*self;
-        crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
-        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
-            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
-        }
-    }
-
-    /// Runs system `S` with `args`: `before`, every subtask, `after`.
-    ///
-    /// # Safety
-    /// Only the dispatch that `run_selected` calls may call it (generated
-    /// [`Dispatch`](crate::decl::Dispatch) code does): the scheduler runs
-    /// each system once, never beside a conflicting one, after matching.
-    #[doc(hidden)]
-    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        self.run_with::<S, DataProxy>(
-            |s| s.before(args),
-            |s, data| s.process(data, args),
-            |s, outputs| s.after(outputs, args),
-            S::reset_output,
-        );
-    }
-
-    /// Runs system `S` with the given code: `before` once, `process` per
-    /// subtask (in parallel where split) on the proxy `P` builds for it and
-    /// an output `reset` prepared from the last run's, `after` once with
-    /// the outputs. One body for entity systems ([`DataProxy`]) and column
-    /// steps (`ColumnsProxy`).
-    ///
-    /// Called only from the closure `run_selected` gives the scheduler:
-    /// through `Dispatch` (`run_system`, `run_column_system`) or an adapter.
-    pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
-        &self,
-        before: impl FnOnce(&mut S),
-        process: impl Fn(&S, &mut P::Proxy<'_>) + Sync,
-        after: impl FnOnce(&mut S, &mut [S::Output]),
-        reset: impl Fn(&mut S::Output) + Sync,
-    ) {
-        let slot = S::slot(&self.systems);
-        // SAFETY: this is the run of `S`: `&self` here comes from
-        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
-        // runs `S` once and its descendants, the only systems that read its
-        // cell, after this returns (`SystemCell`'s documentation).
-        let (state, outputs, scratch) = unsafe { slot.cell.run() };
-        before(state);
-        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
-        let subtasks = if Cx::SETTINGS.inner_parallelism {
-            S::PARALLELISM.subtasks(set.len(), self.threads)
-        } else {
-            1
-        };
-        let shared: &S = state;
-        // Only what depends on `S` is generic over it; the rest of a run
-        // (outputs, queues, threads) is `run_subtasks`, one copy per output
-        // type, so that each system adds little code to compile.
-        let core = Cx::slot_core(&self.systems, S::INDEX);
-        self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
-            reset(output);
-            // SAFETY: `set` holds the system's subscribers (perhaps in the
-            // set it shares with systems matching the same ids:
-            // `Subscriptions`' invariant), distinct (a sparse set) and
-            // matched before any system ran (`run_selected`), so each holds
-            // the system's signature; nothing changes components while
-            // systems run (that needs `&mut self`).
-            // Subtask `i` of `subtasks` gets its own part of the set
-            // (`run_subtasks` calls this once per subtask index, and every
-            // proxy splits one set into the same parts). The scheduler runs
-            // only systems the declaration proves compatible at the same
-            // time (`ContextDecl`'s contract).
-            let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
-            process(shared, &mut proxy);
-        });
-        after(state, outputs);
-    }
-
-    /// The part of a run that does not depend on the system: calls
-    /// `subtask(i, output, pending)` once for each `i < subtasks` (in
-    /// parallel on the team when there are several), on the outputs of the
-    /// last run (one per subtask) and the subtasks' queues, then hands what
-    /// they queued to `core` for the next refresh.
-    #[inline(never)]
-    pub(crate) fn run_subtasks<O: Default + Send>(
-        &self,
-        core: &SlotCore<Cx>,
-        subtasks: usize,
-        outputs: &mut Vec<O>,
-        scratch: &mut Vec<Pending<Cx>>,
-        subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
-    ) {
-        // The common run: one subtask, on this thread, whose output and
-        // queue the last run left (a system processing few entities spends
-        // as long here as in its loop, so this path does only what it must).
-        if subtasks == 1
-            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
-        {
-            // A panicking run's changes are dropped, not applied later.
-            let guard = ClearOnUnwind(&mut *pending);
-            subtask(0, output, &mut *guard.0);
-            core::mem::forget(guard);
-            if !pending.is_empty() {
-                gather(core, core::slice::from_mut(pending));
-                self.gathered.store(true, Ordering::Relaxed);
-            }
-            return;
-        }
-        // Last run's outputs, one per subtask, so that `reset` may keep
-        // their memory.
-        outputs.truncate(subtasks);
-        outputs.resize_with(subtasks, O::default);
-        // Each subtask records changes for the refresh in a queue of its
-        // own, kept from run to run (empty, with its memory) so that
-        // deferring allocates nothing once the queues have grown.
-        scratch.truncate(subtasks);
-        scratch.resize_with(subtasks, Pending::default);
-        // A panicking run's changes are dropped, not applied later.
-        let scratch = DropPendingOnUnwind(scratch);
-        match &self.team {
-            Some(team) if subtasks > 1 => {
-                // Each subtask works on its output and pending changes on its
-                // own stack and puts them back at the end: those of a
-                // system's subtasks sit side by side, so pushing to them in
-                // place would make the threads fight over the cache lines
-                // that hold their lengths (false sharing: it made `render`
-                // and `spatial_partition` of the particle simulation 2-3x
-                // slower on two threads).
-                let mut slots: Vec<_> = outputs.iter_mut().zip(scratch.0.iter_mut()).collect();
-                team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
-                    let mut output = core::mem::take(*output_slot);
-                    let mut pending = core::mem::take(*pending_slot);
-                    subtask(i, &mut output, &mut pending);
-                    **output_slot = output;
-                    **pending_slot = pending;
-                });
-                drop(slots);
-            }
-            _ => {
-                // In place, on this thread: a run allocates nothing once the
-                // outputs and queues have grown.
-                for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
-                    subtask(i, output, pending);
-                }
-            }
-        }
-        // Hands the kills and deferred functions the run recorded to the
-        // system's slot, for the next refresh, in subtask order.
-        if scratch.0.iter().any(|p| !p.is_empty()) {
-            gather(core, scratch.0);
-            self.gathered.store(true, Ordering::Relaxed);
-        }
-        core::mem::forget(scratch);
-    }
-
-    /// Deferred functions, kills, reclamation, matching; then event handlers.
-    fn refresh(&mut self, events: &mut dyn EventSink) {
-        let collect = events.wants();
-        let mut fired = Vec::new();
-        // Every deferred function first (system, subtask, call order), then
-        // the kills systems recorded: a deferred function still sees the
-        // entities its system's step killed.
-        // (Most steps leave nothing: then the flag alone is read.)
-        // (`Relaxed`: the runs that set it have finished, and `&mut self`
-        // orders their writes before this read.)
-        if *self.gathered.get_mut() {
-            self.apply_gathered();
-        }
-        // A panicking `drop` in reclamation waits until the context is in
-        // order (every dying entity reclaimed, ids packed), then reaches the
-        // caller without this refresh's events; the next refresh or run
-        // compacts the sets, as after any refresh that matched nothing.
-        let panicked = if self.entities.has_dying() {
-            self.reclaim_dying(&mut fired, collect)
-        } else {
-            None
-        };
-        if self.entities.has_holes() {
-            // The entities with the highest ids move into the ids the
-            // reclaimed ones left: values and subscriptions follow, handles
-            // stay valid, and the ids stay packed.
-            let (storages, systems, subscriptions) = (&mut self.storages, &mut self.systems, &mut self.subscriptions);
-            // Between moving an entity's values and moving its subscriptions,
-            // a system's set may name an id whose values are elsewhere. Only
-            // a custom storage's `relocate` (or the `remove` and `insert` of
-            // the default) could panic there (relocation drops no value, and
-            // the built-in storages only fail to allocate, which aborts);
-            // unwinding would leave that state behind, so abort instead.
-            let guard = AbortOnUnwind;
-            self.entities.pack(|from, to, bits| {
-                bits.for_each(|c| Cx::relocate_component(storages, c, from, to));
-                subscriptions.relocate::<Cx>(systems, from, to);
-            });
-            core::mem::forget(guard);
-        }
-        if let Some(payload) = panicked {
-            std::panic::resume_unwind(payload);
-        }
-        if collect {
-            // The handlers are this step's: they see its subscriptions now.
-            self.match_dirty(&mut fired, collect);
-        } else if Cx::SETTINGS.layout == Layout::Archetypes {
-            // Arranging rewrites each set from the entities' components,
-            // which needs every entity matched (without events, as a run
-            // would match them).
-            self.match_dirty(&mut fired, false);
-        } else {
-            // Matching waits for the next run (see `Context`), but the holes
-            // reclamation left are closed now, so that the sets' memory
-            // stays bounded however many steps pass without a run.
-            self.compact_subscribers();
-        }
-        if Cx::SETTINGS.layout == Layout::Archetypes {
-            self.arrange_archetypes();
-        }
-        if !fired.is_empty() {
-            for e in fired {
-                events.fire(e);
-            }
-        }
-    }
-
-    /// Runs the deferred functions and applies the kills the runs handed to
-    /// the systems' slots: every deferred function first (system, subtask,
-    /// call order), then the kills, so that a deferred function still sees
-    /// the entities its system's step killed. Clears `gathered` once every
-    /// slot is empty; a panicking deferred function leaves it set, so the
-    /// next refresh applies what the others queued.
-    #[inline(never)]
-    fn apply_gathered(&mut self) {
-        for i in 0..Cx::SYSTEMS.len() {
-            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
-            if pending.deferred.is_empty() {
-                continue;
-            }
-            // Run from outside the slot (a deferred function has the whole
-            // context), then put back, empty, to keep its memory; a panic
-            // drops the functions not yet run and the buffer.
-            let mut deferred = core::mem::take(&mut pending.deferred);
-            deferred.run(&mut Defer { cx: self });
-            Cx::slot_core_mut(&mut self.systems, i).pending.get_mut().deferred = deferred;
-        }
-        for i in 0..Cx::SYSTEMS.len() {
-            let pending = Cx::slot_core_mut(&mut self.systems, i).pending.get_mut();
-            if pending.kills.is_empty() {
-                continue;
-            }
-            for id in core::mem::take(&mut pending.kills) {
-                self.entities.kill_id(id);
-            }
-        }
-        *self.gathered.get_mut() = false;
-    }
 }
-
-/// The proxy a run ([`Context::run_with`]) hands each subtask of system
-/// `S`: [`Data`] for entity systems ([`DataProxy`]), `Columns` for column
-/// steps (`ColumnsProxy`).
-pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
-    /// The proxy, borrowing the context for `'a`.
-    type Proxy<'a>;
-
-    /// The proxy of subtask `subtask` of `subtasks` over the ids of `set`.
-    ///
-    /// # Safety
-    /// - every id in `set` is distinct and holds every component of `S`'s
-    ///   signature for `'a`, during which nothing adds or removes components;
-    /// - for `'a`, the only code touching components `S` writes, for the
-    ///   ids of this subtask's part of `set`
-    ///   ([`subtask_range`](crate::schedule::subtask_range)), is this proxy;
-    ///   other subtasks of `S` get the other parts of the same `set`, split
-    ///   into the same `subtasks`;
-    /// - systems running at the same time as `S` are compatible with it.
-    unsafe fn new<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Self::Proxy<'a>;
-}
-
-/// Builds a [`Data`] proxy per subtask.
-pub(crate) enum DataProxy {}
-
-impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
-    type Proxy<'a> = Data<'a, Cx, S>;
-
-    #[inline(always)]
-    unsafe fn new<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Data<'a, Cx, S> {
-        // SAFETY: `Data::new`'s contract is this one (caller).
-        unsafe { Data::new(cx, set, subtask, subtasks, output, pending) }
-    }
-}
-
-/// Appends the subtasks' queues to the system's, in subtask order.
-#[cold]
-pub(crate) fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
-    let mut gathered = core.pending.lock();
-    for p in pending {
-        gathered.append(p);
-    }
-}
-
-/// The subtasks' queues of a run, cleared if dropped, which only unwinding
-/// does (the run forgets it once it has gathered them).
-pub(crate) struct DropPendingOnUnwind<'a, Cx: ContextDecl>(pub(crate) &'a mut Vec<Pending<Cx>>);
-
-impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
-    fn drop(&mut self) {
-        for pending in self.0.iter_mut() {
-            pending.clear();
-        }
-    }
-}
-
-/// The queue of the only subtask of a run, cleared if dropped, which only
-/// unwinding does (the run forgets it once the subtask has returned).
-struct ClearOnUnwind<'a, Cx: ContextDecl>(&'a mut Pending<Cx>);
-
-impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
-    fn drop(&mut self) {
-        self.0.clear();
-    }
-}
-
 /// The cores this process may use, asked once: `available_parallelism`
 /// reads the cgroup quota files on Linux, which took longer (~35 µs) than
 /// creating a context and filling it with 10 000 entities.
 fn available_parallelism() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Aborts the process if dropped, which only unwinding does (the owner
-/// forgets it once past the code it guards).
-struct AbortOnUnwind;
-
-impl Drop for AbortOnUnwind {
-    fn drop(&mut self) {
-        eprintln!("ecs: a storage panicked while entity ids were being packed; aborting");
-        std::process::abort();
-    }
 }

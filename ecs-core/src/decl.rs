@@ -409,8 +409,8 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     ///
     /// # Safety
     /// As [`Context::run_system`]: only the closure `run_selected` gives the
-    /// scheduler may call it, which runs each system once, never beside a
-    /// conflicting one, after matching.
+    /// scheduler (or `run_all`'s loop on one thread) may call it, which runs
+    /// each system once, never beside a conflicting one, after matching.
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }
 

@@ -350,7 +350,19 @@ pub struct Entities<B> {
     /// What the last `arrange` left and what changed since, so that the
     /// next one patches the order rather than reading every id.
     order: crate::layout::Order<B>,
+    /// This table's version: which table it is (`instance`, unique in the
+    /// process) and how many times its entities' ids, lives or component
+    /// sets changed (`changes`), bumped by every creation, kill, reclamation,
+    /// move and change of a component set. Equal versions mean the same
+    /// live entities holding the same components at the same ids, which is
+    /// what a [`PreparedQuery`](crate::PreparedQuery) caches.
+    instance: u64,
+    changes: u64,
 }
+
+/// The next table's `instance`: every table gets its own, so that the
+/// version of one never equals another's.
+static INSTANCES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
 
 impl<B: ComponentSet> Entities<B> {
     /// An empty table for the given limit.
@@ -383,7 +395,23 @@ impl<B: ComponentSet> Entities<B> {
             moved: false,
             order_mask: B::default(),
             order: crate::layout::Order::default(),
+            instance: INSTANCES.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            changes: 0,
         }
+    }
+
+    /// The table's version: see the field `changes`. Equal versions, read
+    /// from the same table or not, mean that no id, life or component set
+    /// changed in between (a `u64` counted once per change never wraps).
+    #[inline]
+    pub(crate) fn version(&self) -> (u64, u64) {
+        (self.instance, self.changes)
+    }
+
+    /// Records that an id, a life or a component set changed.
+    #[inline(always)]
+    fn changed(&mut self) {
+        self.changes += 1;
     }
 
     /// Number of entities alive (not yet killed).
@@ -466,6 +494,7 @@ impl<B: ComponentSet> Entities<B> {
         };
         self.alive += 1;
         self.moved = true;
+        self.changed();
         e
     }
 
@@ -537,6 +566,7 @@ impl<B: ComponentSet> Entities<B> {
         }
         self.alive += count;
         self.moved = true;
+        self.changed();
         (reused, slots)
     }
 
@@ -636,6 +666,7 @@ impl<B: ComponentSet> Entities<B> {
     pub(crate) fn all_bits_mut(&mut self) -> &mut [B] {
         self.moved = true;
         self.order.forget();
+        self.changed();
         &mut self.bits
     }
 
@@ -647,6 +678,7 @@ impl<B: ComponentSet> Entities<B> {
         if self.order_mask.contains(bit) {
             self.order.changed(id.0);
         }
+        self.changed();
         self.bits[id.index()].remove(bit);
     }
 
@@ -658,6 +690,7 @@ impl<B: ComponentSet> Entities<B> {
             self.moved = true;
             self.order.changed(id.0);
         }
+        self.changed();
         let bits = &mut self.bits[id.index()];
         if present {
             bits.insert(bit);
@@ -724,6 +757,7 @@ impl<B: ComponentSet> Entities<B> {
                 let generation = m.generation();
                 self.publish(slot, generation, false);
                 self.alive -= 1;
+                self.changed();
                 self.dying.push(slot);
                 self.mark_dirty(slot);
                 true
@@ -791,6 +825,7 @@ impl<B: ComponentSet> Entities<B> {
         self.publish(slot, generation, false);
         self.free.push(slot);
         self.free_unsorted = true;
+        self.changed();
     }
 
     /// Sorts the ids by the components of `named` each entity holds
@@ -808,6 +843,7 @@ impl<B: ComponentSet> Entities<B> {
             return 0;
         }
         debug_assert!(self.holes.is_empty() && self.dying.is_empty());
+        self.changed();
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
         let swaps = crate::layout::arrange(&mut sets, named, &mut self.order, |a, b, set_a, set_b| {
@@ -843,6 +879,9 @@ impl<B: ComponentSet> Entities<B> {
     /// dead from the back.
     pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
         let mut holes = core::mem::take(&mut self.holes);
+        if !holes.is_empty() {
+            self.changed();
+        }
         sort_descending_unstable(&mut holes);
         for &hole in &holes {
             // Every hole above this one is gone, so the last id holds an

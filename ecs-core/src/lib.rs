@@ -46,7 +46,9 @@ mod names;
 mod proxy;
 mod query;
 mod reclaim;
+mod refresh;
 mod resource;
+mod run;
 mod schedule;
 #[cfg(feature = "serde")]
 mod serde_save;
@@ -95,7 +97,7 @@ pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
-pub use proxy::{Exclusive, Lookup, QueryIter};
+pub use proxy::{Exclusive, Lookup, PreparedQuery, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};

@@ -306,6 +306,14 @@ impl SparseSet {
         self.ascending = false;
     }
 
+    /// Whether neither [`compact`](Self::compact) nor
+    /// [`restore_run`](Self::restore_run) has anything to do: no hole, and
+    /// the members in ascending order.
+    #[inline]
+    pub(crate) fn is_tidy(&self) -> bool {
+        self.holes.is_empty() && self.ascending
+    }
+
     /// When the set holds exactly the ids `0..ids` (`ids` members, all below
     /// `ids`) but not in ascending order, orders them again: one pass, which
     /// makes them one run that systems walk linearly.

@@ -22,9 +22,10 @@
 //! batches), subtasks not started are skipped, and `for_each_mut` re-raises
 //! the first panic once every item has returned.
 
-use crate::context::{gather, Context, DropPendingOnUnwind};
+use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::Data;
+use crate::run::{gather, DropPendingOnUnwind};
 use crate::sparse_set::SparseSet;
 use crate::stream::{Channel, Consumes, Stream, Taken};
 use crate::system::{Pending, System};

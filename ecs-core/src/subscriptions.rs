@@ -322,6 +322,14 @@ impl Subscriptions {
         }
     }
 
+    /// Whether every set in use is tidy ([`SparseSet::is_tidy`]): then
+    /// [`compact`](Self::compact) and [`restore_runs`](Self::restore_runs)
+    /// would change nothing.
+    #[inline]
+    pub(crate) fn all_tidy<Cx: ContextDecl>(&self, systems: &Cx::Systems) -> bool {
+        (0..Cx::SYSTEMS.len()).all(|i| self.owner[i] != i || Cx::slot_core(systems, i).subscribers.is_tidy())
+    }
+
     /// Calls `f` with each set in use (each owner's).
     #[inline]
     fn for_each_set<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, mut f: impl FnMut(&mut SparseSet)) {

@@ -16,9 +16,10 @@ use core::cell::UnsafeCell;
 /// Who touches the cell, and when:
 /// - `Context::run_with::<S, _>` alone borrows it mutably
 ///   ([`run`](Self::run)), for the length of one run. A run happens only
-///   inside `Context::run_selected`, which holds the context borrowed
-///   mutably, and its scheduler starts each system at most once, so two runs
-///   of the same system never overlap.
+///   inside `Context::run_selected` or `Context::run_all` (whose loop, with
+///   no team, is the scheduler on one thread), which hold the context
+///   borrowed mutably and start each system at most once, so two runs of
+///   the same system never overlap.
 /// - Systems that read it while systems run ([`read`](Self::read), through
 ///   `Data::system` and `Data::outputs`) are descendants of `S`
 ///   (`DependsOn`'s contract): the scheduler starts them only after `S`'s

@@ -10,14 +10,15 @@
 //! Workloads: `insert` (`spawn_n`), `insert_batch` (`spawn_batch`),
 //! `add_remove`, `schedule` (one thread), `heavy`, `iter` (simple_iter),
 //! `frag` (frag_iter);
-//! versions: `ecs`, `best`. A figure per iteration is the count of a long
+//! versions: `ecs`, `best`, and for `iter` and `frag` also `system` (the
+//! query in a system run by `run_all`; `ecs` is the table's `PreparedQuery`). A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
 #[path = "../src/math.rs"]
 #[allow(dead_code)]
 mod math;
 
-use ecs::{Data, System};
+use ecs::{Data, PreparedQuery, System};
 use rayon::prelude::*;
 use std::hint::black_box;
 
@@ -309,7 +310,7 @@ fn heavy_compute(best: bool, iterations: usize) {
     }
 }
 
-fn simple_iter(best: bool, iterations: usize) {
+fn simple_iter(best: bool, system: bool, iterations: usize) {
     if best {
         // As benches/peers/src/libs/best.rs: positions staged 8 at a time.
         let (mut ps, vs) = (vec![position(); N], vec![velocity(); N]);
@@ -336,8 +337,13 @@ fn simple_iter(best: bool, iterations: usize) {
                     .expect("room");
             }
         });
+        let mut q = PreparedQuery::<Iter, (&mut Position, &Velocity)>::new();
         for _ in 0..iterations {
-            world.step(|p| p.run_all(&()));
+            if system {
+                world.step(|p| p.run_all(&()));
+            } else {
+                world.step(|p| q.for_each(p, |(p, v)| advance(p, v)));
+            }
         }
     }
 }
@@ -351,7 +357,7 @@ macro_rules! spawn_groups {
     )+};
 }
 
-fn frag_iter(best: bool, iterations: usize) {
+fn frag_iter(best: bool, system: bool, iterations: usize) {
     if best {
         let mut data = vec![frag::Data(1.0); 520];
         for _ in 0..iterations {
@@ -365,22 +371,29 @@ fn frag_iter(best: bool, iterations: usize) {
         world.step(|p| {
             spawn_groups!(p, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
         });
+        let mut q = PreparedQuery::<Frag, &mut frag::Data>::new();
         for _ in 0..iterations {
-            world.step(|p| p.run_all(&()));
+            if system {
+                world.step(|p| p.run_all(&()));
+            } else {
+                world.step(|p| q.for_each(p, |d| d.0 *= 2.0));
+            }
         }
     }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: callgrind insert|insert_batch|add_remove|schedule|heavy|iter|frag ecs|best ITERATIONS";
+    let usage = "usage: callgrind insert|insert_batch|add_remove|schedule|heavy|iter|frag ecs|best|system ITERATIONS";
     let (Some(workload), Some(version)) = (args.get(1), args.get(2)) else {
         eprintln!("{usage}");
         std::process::exit(2);
     };
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let system = version == "system" && matches!(workload.as_str(), "iter" | "frag");
     let best = match version.as_str() {
         "ecs" => false,
+        "system" if system => false,
         "best" => true,
         _ => {
             eprintln!("{usage}");
@@ -393,10 +406,10 @@ fn main() {
         "add_remove" if !best => add_remove(iterations),
         "schedule" => schedule(best, iterations),
         "heavy" => heavy_compute(best, iterations),
-        "iter" => simple_iter(best, iterations),
-        "frag" => frag_iter(best, iterations),
+        "iter" => simple_iter(best, system, iterations),
+        "frag" => frag_iter(best, system, iterations),
         _ => {
-            eprintln!("{usage} (insert_batch, add_remove: ecs only)");
+            eprintln!("{usage} (insert_batch, add_remove: ecs only; system: iter and frag only)");
             std::process::exit(2);
         }
     }

@@ -334,7 +334,9 @@ impl Results {
                 "Measured beside the table's implementations, in the same runs: `add` and `remove` per \
                  handle instead of `add_to_all` and `remove_from_all`, and the bulk calls with no system run \
                  (the change is then not yet matched to the system: not comparable with the others, shown \
-                 for what matching and running the system cost); `heavy_compute` split into subtasks of 10 \
+                 for what matching and running the system cost); simple_iter's and frag_iter's query in a \
+                 system run by `run_all` instead of the table's `PreparedQuery` (the peers run those workloads \
+                 as prepared queries with no scheduler, which is what the table compares); `heavy_compute` split into subtasks of 10 \
                  entities instead of 50; and `load` restoring into the context kept from the previous iteration \
                  instead of a new one.\n\n",
             );
@@ -425,7 +427,8 @@ Staging the positions of 8 entities in a local array (the best-effort version, a
 the SLP vectoriser 24 adds in a row, which it turns into 4-wide loads, adds and stores. In frag_iter the \
 baseline is 26 separate `Vec`s of 20, which is what the workload fragments; the best-effort version keeps every \
 `Data` in one array of 520, as ecs's id-indexed column does, so what separates ecs from it there is the cost of \
-a step and of running one system, not the loop. In add_remove the best-effort version fills the `B` column and \
+a step and of reaching the matched entities (a prepared query's version check; in the system variant, running \
+one system), not the loop. In add_remove the best-effort version fills the `B` column and \
 a presence byte per entity, and its system tests the bytes; ecs's `add_to_all` and `remove_from_all` write the \
 same kind of data (the `B` values and each entity's component set), and `run_all` then matches the changed \
 entities to the system reading `B` before running it, work the hand-written code does not need. \

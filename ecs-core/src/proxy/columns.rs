@@ -201,7 +201,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
     {
         // SAFETY: `T` is an ancestor of `S` (`DependsOn`'s contract), so its
         // run finished before this one began, and it runs again only in a
-        // later `run_selected`, which the returned reference cannot reach
+        // later `run_selected` or `run_all`, which the returned reference cannot reach
         // (as in `View::system`).
         unsafe { T::slot(self.cx.systems()).cell.read().0 }
     }

@@ -824,10 +824,22 @@ fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
-/// `subtasks` walks, and the ids as a range when they are one run: the part
-/// of [`Data::new`] that does not depend on the system (compiled once, not
-/// once per system).
+/// `subtasks` walks, and the ids as a range when they are one run. The one
+/// subtask of an unsplit run (the whole set) is inlined; a part is
+/// [`part`], compiled once rather than once per system.
+#[inline(always)]
 fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
+    if subtasks == 1 {
+        let all = set.as_slice();
+        let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
+        (all, 0..all.len(), run)
+    } else {
+        part(set, subtask, subtasks)
+    }
+}
+
+/// [`span`] for a part of a split run.
+fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
     let all = set.as_slice();
     let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
     let run = set.run_start().map(|first| first.0..first.0 + all.len() as u32);
@@ -1620,7 +1632,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     {
         // SAFETY: `T` is an ancestor of `S` (`DependsOn`'s contract), so the
         // scheduler finished `T`'s run before starting this one and starts it
-        // again only in a later `run_selected`. The reference cannot reach
+        // again only in a later `run_selected` or `run_all`. The reference cannot reach
         // it: `process` is generic over `'a` and every place it could store
         // a reference outliving the call (state, outputs, deferred functions)
         // is `'static` (`SystemCell`'s documentation).

@@ -47,6 +47,8 @@ use core::ops::{Deref, DerefMut};
 pub struct Step<'a, Cx: ContextDecl> {
     defer: Defer<'a, Cx>,
     events: &'a mut (dyn EventSink + 'a),
+    /// Whether `events` has handlers (asked once, when the step began).
+    collect: bool,
 }
 
 /// A set of systems to start chains from: a tuple of system types, none of
@@ -163,8 +165,9 @@ const fn independent(systems: &[crate::decl::SystemInfo], roots: &[usize]) -> bo
 }
 
 impl<'a, Cx: ContextDecl> Step<'a, Cx> {
-    pub(crate) fn new(defer: Defer<'a, Cx>, events: &'a mut (dyn EventSink + 'a)) -> Self {
-        Self { defer, events }
+    #[inline(always)]
+    pub(crate) fn new(defer: Defer<'a, Cx>, events: &'a mut (dyn EventSink + 'a), collect: bool) -> Self {
+        Self { defer, events, collect }
     }
 
     /// Runs every system, each after its dependencies (in parallel where the
@@ -222,22 +225,7 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
     where
         Cx: Dispatch<A>,
     {
-        // Every system: no allocation for the common sizes.
-        const ALL: [bool; 64] = [true; 64];
-        let n = Cx::SYSTEMS.len();
-        let many;
-        let selected: &[bool] = match ALL.get(..n) {
-            Some(all) => all,
-            None => {
-                many = vec![true; n];
-                &many
-            }
-        };
-        self.defer
-            .cx
-            // SAFETY: `dispatch` is called by `run_selected`'s scheduler,
-            // as its contract asks.
-            .run_selected(selected, self.events, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+        self.defer.cx.run_all(self.events, self.collect, args);
     }
 
     /// Runs the chains that start from the systems of the tuple `R`: those
@@ -326,7 +314,9 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         self.defer
             .cx
             // SAFETY: as in `run_all`.
-            .run_selected(&selected, self.events, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+            .run_selected(&selected, self.events, self.collect, &|cx, i| unsafe {
+                Cx::dispatch(cx, i, args)
+            });
     }
 
     /// Runs the systems that `adapters` gives code for, with that code
@@ -380,7 +370,7 @@ impl<'a, Cx: ContextDecl> Step<'a, Cx> {
         let selected = adapters.selected();
         self.defer
             .cx
-            .run_selected(&selected, self.events, &|cx, i| adapters.run(cx, i));
+            .run_selected(&selected, self.events, self.collect, &|cx, i| adapters.run(cx, i));
     }
 
     /// The state of system `S`.

@@ -96,7 +96,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> CanReadShared<Cx, C> for Exclusiv
 
 /// The component set every entity of a query must hold.
 #[inline]
-fn signature<Cx: ContextDecl>(access: &[Access]) -> Cx::Bits {
+pub(crate) fn signature<Cx: ContextDecl>(access: &[Access]) -> Cx::Bits {
     let mut sig = Cx::Bits::default();
     for &(c, _) in access.iter().flatten() {
         sig.insert(c);
@@ -106,7 +106,7 @@ fn signature<Cx: ContextDecl>(access: &[Access]) -> Cx::Bits {
 
 /// The ids of the live entities holding every component of `sig`, as runs
 /// of consecutive ids, in increasing order.
-struct Runs<'w, B> {
+pub(crate) struct Runs<'w, B> {
     entities: &'w Entities<B>,
     bits: &'w [B],
     sig: B,
@@ -117,7 +117,7 @@ struct Runs<'w, B> {
 }
 
 impl<'w, B: ComponentSet> Runs<'w, B> {
-    fn new(entities: &'w Entities<B>, sig: B) -> Self {
+    pub(crate) fn new(entities: &'w Entities<B>, sig: B) -> Self {
         Runs {
             entities,
             bits: entities.all_bits(),
@@ -183,7 +183,7 @@ impl<B: ComponentSet> Iterator for Runs<'_, B> {
 /// `Q` borrows while this runs (`f` cannot reach them but through its
 /// items).
 #[inline(always)]
-unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
+pub(crate) unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
     fetch: Q::Fetch,
     run: core::ops::Range<u32>,
     blocks: bool,

@@ -2,9 +2,10 @@
 //! given as closures that capture what they need (a time step, a renderer),
 //! instead of the systems' `System` implementations.
 
-use crate::context::{Context, DataProxy};
+use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::proxy::Data;
+use crate::run::DataProxy;
 use core::marker::PhantomData;
 
 /// Closures to run systems with, for [`Step::run_adapted`](crate::Step::run_adapted).

@@ -199,7 +199,8 @@ impl Team {
         self.shared.in_step.store(true, Ordering::SeqCst);
     }
 
-    /// Ends a step: idle helpers leave.
+    /// Ends a step: idle helpers leave, once they have spun as long as an
+    /// idle thread does before sleeping without a new step beginning.
     pub(crate) fn end_step(&self) {
         let state = self.shared.bell.lock();
         self.shared.in_step.store(false, Ordering::SeqCst);
@@ -379,6 +380,19 @@ impl Shared {
     fn help(&self) {
         loop {
             self.work_until(|| !self.in_step.load(Ordering::SeqCst));
+            // Linger as long as an idle thread spins before sleeping: the
+            // next step often begins within microseconds, and a helper still
+            // here (still counted in `helpers_out`) takes its work without
+            // the step asking the pool for another.
+            let mut idle = 0;
+            while idle < SPINS && !self.in_step.load(Ordering::SeqCst) {
+                if idle < SPIN_HINTS {
+                    core::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+                idle += 1;
+            }
             // Leave only when no step has begun meanwhile (checked under the
             // lock, which `begin_step` takes): a step that queues work after
             // this sees the helper gone and asks for another. Work queued

@@ -1,11 +1,12 @@
 //! `frag_iter`: 26 marker components on 20 entities each, all with `Data`;
-//! one system writes `Data`.
+//! a prepared query writes `Data` from the step proxy, or (the variant) one
+//! system does, run by `run_all`.
 
 use crate::components::frag::*;
 use crate::expect::{self, Check};
 use crate::harness::Bench;
 use crate::workload::FRAG_PER_TYPE;
-use ecs::{Data as Proxy, Entity, System};
+use ecs::{Data as Proxy, Entity, PreparedQuery, System};
 
 /// Doubles every `Data`.
 #[derive(Default)]
@@ -30,6 +31,10 @@ impl System<Frag> for Double {
 pub struct FragIter {
     world: Frag,
     entities: Vec<Entity>,
+    /// `Some`: the table's ecs, a query made once and kept, run from the
+    /// step proxy (what the peers run: a prepared query, no scheduler);
+    /// `None`: the variant, the query in a system run by `run_all`.
+    prepared: Option<PreparedQuery<Frag, &'static mut Data>>,
 }
 
 /// Spawns `FRAG_PER_TYPE` entities with `Data` and marker `$m`, for each
@@ -43,20 +48,29 @@ macro_rules! spawn_groups {
 }
 
 impl FragIter {
-    pub fn new() -> Self {
+    /// With `prepared`, iterated with a [`PreparedQuery`]; otherwise by the
+    /// system, run with `step(|p| p.run_all(&()))`.
+    pub fn new(prepared: bool) -> Self {
         let mut world = Frag::new();
         let entities = world.step(|p| {
             let mut out = Vec::new();
             spawn_groups!(p, out, A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X, Y, Z);
             out
         });
-        FragIter { world, entities }
+        FragIter {
+            world,
+            entities,
+            prepared: prepared.then(PreparedQuery::new),
+        }
     }
 }
 
 impl Bench for FragIter {
     fn run(&mut self) {
-        self.world.step(|p| p.run_all(&()));
+        match &mut self.prepared {
+            Some(q) => self.world.step(|p| q.for_each(p, |d| d.0 *= 2.0)),
+            None => self.world.step(|p| p.run_all(&())),
+        }
     }
 
     fn check(&mut self) -> Check {

@@ -15,8 +15,8 @@ use crate::workload::Workload;
 pub fn make(w: Workload) -> Box<dyn Bench> {
     match w {
         Workload::SimpleInsert => Box::new(simple_insert::SimpleInsert),
-        Workload::SimpleIter => Box::new(simple_iter::SimpleIter::new()),
-        Workload::FragIter => Box::new(frag_iter::FragIter::new()),
+        Workload::SimpleIter => Box::new(simple_iter::SimpleIter::new(true)),
+        Workload::FragIter => Box::new(frag_iter::FragIter::new(true)),
         Workload::HeavyCompute => Box::new(heavy_compute::HeavyCompute::new()),
         Workload::AddRemove => Box::new(add_remove::AddRemove::new(add_remove::Mode::BULK)),
         Workload::Schedule => Box::new(schedule::Schedule::new()),
@@ -52,6 +52,14 @@ pub fn variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
             "`split_every(10)` instead of 50: shorter subtasks, a shorter tail when one core finishes first",
             Box::new(heavy_compute::every_10::HeavyCompute::new()) as Box<dyn Bench>,
         )],
+        Workload::SimpleIter => vec![(
+            "the query in a system (`read: [Velocity], write: [Position]`), run by `step(|p| p.run_all(&()))`",
+            Box::new(simple_iter::SimpleIter::new(false)) as Box<dyn Bench>,
+        )],
+        Workload::FragIter => vec![(
+            "the query in a system (`write: [Data]`), run by `step(|p| p.run_all(&()))`",
+            Box::new(frag_iter::FragIter::new(false)) as Box<dyn Bench>,
+        )],
         _ => Vec::new(),
     }
 }
@@ -59,9 +67,12 @@ pub fn variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
 pub const NOTES: &str = "one `declare_context!` per workload, every component `contiguous`, \
 `entities: fixed(N)` (storage for exactly the entities, allocated once). simple_insert: a context with no \
 systems, `threads: 1`, created and filled by one `spawn_batch` of 10 000 four-component bundles inside one \
-`step`, then dropped, all timed. simple_iter / frag_iter: one system (`read: [Velocity], write: [Position]` / \
-`write: [Data]`) iterating with `for_each`, run by `step(|p| p.run_all(&()))` on `threads: 1`; both queries \
-write one component and ask for no id; the entities are one run of ids, which simple_iter's query (reading \
+`step`, then dropped, all timed. simple_iter / frag_iter: a `PreparedQuery` (`(&mut Position, &Velocity)` / \
+`&mut Data`) made once and kept, iterated with `for_each` from the step proxy in one `step` per iteration, on \
+`threads: 1`: the peers' code is a prepared query run once per iteration with no scheduler (bevy's `QueryState`, \
+hecs's `PreparedQuery`), and this is what an ecs user writes for that; the same query in a system \
+(`read: [Velocity], write: [Position]` / `write: [Data]`) run by `step(|p| p.run_all(&()))` is measured beside it \
+as a variant. Both queries write one component and ask for no id; the entities are one run of ids, which simple_iter's query (reading \
 `Velocity`) walks in blocks of 8 whose written values sit on the stack, and frag_iter's (reading nothing) walks \
 in place, its column like a slice. heavy_compute: \
 one system `write: [Matrix4, Position]`, `parallelism: split_every(50)` (20 subtasks; `split_evenly_per_core` \

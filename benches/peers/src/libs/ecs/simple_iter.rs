@@ -1,11 +1,12 @@
-//! `simple_iter`: one system reading `Velocity` and writing `Position`,
-//! run by `run_all` on the caller's thread.
+//! `simple_iter`: a prepared query writing `Position` and reading
+//! `Velocity`, run from the step proxy; or (the variant) the same query in
+//! a system, run by `run_all` on the caller's thread.
 
 use crate::components::*;
 use crate::expect::{self, Check};
 use crate::harness::Bench;
 use crate::workload::N;
-use ecs::{Data, Entity, System};
+use ecs::{Data, Entity, PreparedQuery, System};
 
 /// Moves every entity by its velocity.
 #[derive(Default)]
@@ -28,10 +29,16 @@ impl System<Iter> for Move {
 pub struct SimpleIter {
     world: Iter,
     entities: Vec<Entity>,
+    /// `Some`: the table's ecs, a query made once and kept, run from the
+    /// step proxy (what the peers run: a prepared query, no scheduler);
+    /// `None`: the variant, the query in a system run by `run_all`.
+    prepared: Option<PreparedQuery<Iter, (&'static mut Position, &'static Velocity)>>,
 }
 
 impl SimpleIter {
-    pub fn new() -> Self {
+    /// With `prepared`, iterated with a [`PreparedQuery`]; otherwise by the
+    /// system, run with `step(|p| p.run_all(&()))`.
+    pub fn new(prepared: bool) -> Self {
         let mut world = Iter::new();
         let entities = world.step(|p| {
             (0..N)
@@ -41,13 +48,20 @@ impl SimpleIter {
                 })
                 .collect()
         });
-        SimpleIter { world, entities }
+        SimpleIter {
+            world,
+            entities,
+            prepared: prepared.then(PreparedQuery::new),
+        }
     }
 }
 
 impl Bench for SimpleIter {
     fn run(&mut self) {
-        self.world.step(|p| p.run_all(&()));
+        match &mut self.prepared {
+            Some(q) => self.world.step(|p| q.for_each(p, |(p, v)| advance(p, v))),
+            None => self.world.step(|p| p.run_all(&())),
+        }
     }
 
     fn check(&mut self) -> Check {

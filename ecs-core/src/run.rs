@@ -1,0 +1,337 @@
+//! Running systems: the scheduler's entry (`run_selected`), one system's
+//! run (`run_system`, `run_with`) and its subtasks (`run_subtasks`).
+
+use crate::bitset::ComponentSet;
+use crate::context::Context;
+use crate::decl::{ContextDecl, Dispatch, SystemOf};
+use crate::events::EventSink;
+use crate::proxy::Data;
+use crate::schedule::Team;
+use crate::sparse_set::SparseSet;
+use crate::system::{Pending, SlotCore, System};
+use core::sync::atomic::Ordering;
+
+impl<Cx: ContextDecl> Context<Cx> {
+    /// Runs every system ([`Step::run_all`](crate::Step::run_all)), with
+    /// `collect` telling whether `events` has handlers.
+    ///
+    /// Without a team (one thread), after matching pending entities, each
+    /// system runs in topological order, dispatched directly: no selection,
+    /// no closure between the step and the system (a step of one small
+    /// system spends as long in the calls around it as in its loop).
+    #[inline(always)]
+    pub(crate) fn run_all<A: ?Sized + Sync>(&mut self, events: &mut dyn EventSink, collect: bool, args: &A)
+    where
+        Cx: Dispatch<A>,
+    {
+        if self.team.is_none() {
+            self.prepare_run(events, collect);
+            let cx = &*self;
+            for &i in Cx::TOPOLOGICAL {
+                // SAFETY: this is the scheduler without a team (`execute`'s
+                // `None` arm, every system selected), inlined: each system
+                // runs once, in topological order, one at a time, after
+                // matching, while `&mut self` keeps anything else from
+                // touching the context.
+                unsafe { Cx::dispatch(cx, i, args) };
+            }
+            return;
+        }
+        // Every system: no allocation for the common sizes.
+        const ALL: [bool; 64] = [true; 64];
+        let n = Cx::SYSTEMS.len();
+        let many;
+        let selected: &[bool] = match ALL.get(..n) {
+            Some(all) => all,
+            None => {
+                many = vec![true; n];
+                &many
+            }
+        };
+        // SAFETY: `dispatch` is called by `run_selected`'s scheduler, as its
+        // contract asks.
+        self.run_selected(selected, events, collect, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+    }
+
+    /// Matches the entities created or changed since the last matching to
+    /// systems and fires the events that causes (when `collect`), as every
+    /// run must first. Nothing to match (the common step) is checked here,
+    /// inlined; the matching itself is called only otherwise.
+    #[inline(always)]
+    pub(crate) fn prepare_run(&mut self, events: &mut dyn EventSink, collect: bool) {
+        let idle = !collect
+            && !self.entities.has_dirty()
+            && self.entities.bulk().is_empty()
+            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+        if !idle {
+            self.match_and_fire(events, collect);
+        }
+    }
+
+    #[inline(never)]
+    fn match_and_fire(&mut self, events: &mut dyn EventSink, collect: bool) {
+        let mut fired = Vec::new();
+        self.match_dirty(&mut fired, collect);
+        for e in fired {
+            events.fire(e);
+        }
+    }
+
+    /// Runs the selected systems after matching pending entities, calling
+    /// `run(cx, i)` for each system `i`; `collect` tells whether `events`
+    /// has handlers.
+    pub(crate) fn run_selected(
+        &mut self,
+        selected: &[bool],
+        events: &mut dyn EventSink,
+        collect: bool,
+        run: &(dyn Fn(&Self, usize) + Sync),
+    ) {
+        self.prepare_run(events, collect);
+        let cx = &*self;
+        crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
+        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
+            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
+        }
+    }
+
+    /// [`Context::run_system`]'s body (the method itself is declared in
+    /// `context.rs`, so that errors name it `Context::run_system`).
+    ///
+    /// # Safety
+    /// As [`Context::run_system`].
+    #[inline(always)]
+    pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        self.run_with::<S, DataProxy>(
+            |s| s.before(args),
+            |s, data| s.process(data, args),
+            |s, outputs| s.after(outputs, args),
+            S::reset_output,
+        );
+    }
+
+    /// Runs system `S` with the given code: `before` once, `process` per
+    /// subtask (in parallel where split) on the proxy `P` builds for it and
+    /// an output `reset` prepared from the last run's, `after` once with
+    /// the outputs. One body for entity systems ([`DataProxy`]) and column
+    /// steps (`ColumnsProxy`).
+    ///
+    /// Called only from the closure `run_selected` gives the scheduler:
+    /// through `Dispatch` (`run_system`, `run_column_system`) or an adapter.
+    pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
+        &self,
+        before: impl FnOnce(&mut S),
+        process: impl Fn(&S, &mut P::Proxy<'_>) + Sync,
+        after: impl FnOnce(&mut S, &mut [S::Output]),
+        reset: impl Fn(&mut S::Output) + Sync,
+    ) {
+        let slot = S::slot(&self.systems);
+        // SAFETY: this is the run of `S`: `&self` here comes from
+        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
+        // runs `S` once and its descendants, the only systems that read its
+        // cell, after this returns (`SystemCell`'s documentation).
+        let (state, outputs, scratch) = unsafe { slot.cell.run() };
+        before(state);
+        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
+        let subtasks = if Cx::SETTINGS.inner_parallelism {
+            S::PARALLELISM.subtasks(set.len(), self.threads)
+        } else {
+            1
+        };
+        let shared: &S = state;
+        // Only what depends on `S` is generic over it; the rest of a run
+        // (outputs, queues, threads) is `run_subtasks`, one copy per output
+        // type, so that each system adds little code to compile.
+        let core = Cx::slot_core(&self.systems, S::INDEX);
+        // The common run: one subtask, on this thread, whose output and
+        // queue the last run left, run here rather than through
+        // `run_subtasks`' closure (a system processing few entities spends
+        // as long around its loop as in it).
+        if subtasks == 1
+            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
+        {
+            // A panicking run's changes are dropped, not applied later.
+            let guard = ClearOnUnwind(&mut *pending);
+            reset(output);
+            // SAFETY: as in `run_subtasks`' closure below, for subtask 0 of
+            // 1, which gets the whole set.
+            let mut proxy = unsafe { P::new(self, set, 0, 1, output, &mut *guard.0) };
+            process(shared, &mut proxy);
+            drop(proxy);
+            core::mem::forget(guard);
+            if !pending.is_empty() {
+                self.hand_over(core, core::slice::from_mut(pending));
+            }
+        } else {
+            self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
+                reset(output);
+                // SAFETY: `set` holds the system's subscribers (perhaps in
+                // the set it shares with systems matching the same ids:
+                // `Subscriptions`' invariant), distinct (a sparse set) and
+                // matched before any system ran (`run_selected`,
+                // `run_all`), so each holds the system's signature; nothing
+                // changes components while systems run (that needs `&mut
+                // self`). Subtask `i` of `subtasks` gets its own part of
+                // the set (`run_subtasks` calls this once per subtask
+                // index, and every proxy splits one set into the same
+                // parts). The scheduler runs only systems the declaration
+                // proves compatible at the same time (`ContextDecl`'s
+                // contract).
+                let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
+                process(shared, &mut proxy);
+            });
+        }
+        after(state, outputs);
+    }
+
+    /// The part of a run that does not depend on the system: calls
+    /// `subtask(i, output, pending)` once for each `i < subtasks` (in
+    /// parallel on the team when there are several), on the outputs of the
+    /// last run (one per subtask) and the subtasks' queues, then hands what
+    /// they queued to `core` for the next refresh.
+    #[inline(never)]
+    pub(crate) fn run_subtasks<O: Default + Send>(
+        &self,
+        core: &SlotCore<Cx>,
+        subtasks: usize,
+        outputs: &mut Vec<O>,
+        scratch: &mut Vec<Pending<Cx>>,
+        subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
+    ) {
+        // One subtask with its output and queue from the last run is
+        // `run_with`'s own path; here the outputs and queues are resized.
+        // Last run's outputs, one per subtask, so that `reset` may keep
+        // their memory.
+        outputs.truncate(subtasks);
+        outputs.resize_with(subtasks, O::default);
+        // Each subtask records changes for the refresh in a queue of its
+        // own, kept from run to run (empty, with its memory) so that
+        // deferring allocates nothing once the queues have grown.
+        scratch.truncate(subtasks);
+        scratch.resize_with(subtasks, Pending::default);
+        // A panicking run's changes are dropped, not applied later.
+        let scratch = DropPendingOnUnwind(scratch);
+        match &self.team {
+            Some(team) if subtasks > 1 => {
+                // Each subtask works on its output and pending changes on its
+                // own stack and puts them back at the end: those of a
+                // system's subtasks sit side by side, so pushing to them in
+                // place would make the threads fight over the cache lines
+                // that hold their lengths (false sharing: it made `render`
+                // and `spatial_partition` of the particle simulation 2-3x
+                // slower on two threads).
+                let mut slots: Vec<_> = outputs.iter_mut().zip(scratch.0.iter_mut()).collect();
+                team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
+                    let mut output = core::mem::take(*output_slot);
+                    let mut pending = core::mem::take(*pending_slot);
+                    subtask(i, &mut output, &mut pending);
+                    **output_slot = output;
+                    **pending_slot = pending;
+                });
+                drop(slots);
+            }
+            _ => {
+                // In place, on this thread: a run allocates nothing once the
+                // outputs and queues have grown.
+                for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
+                    subtask(i, output, pending);
+                }
+            }
+        }
+        // Hands the kills and deferred functions the run recorded to the
+        // system's slot, for the next refresh, in subtask order.
+        if scratch.0.iter().any(|p| !p.is_empty()) {
+            self.hand_over(core, scratch.0);
+        }
+        core::mem::forget(scratch);
+    }
+
+    /// Hands the kills and deferred functions the subtasks recorded in
+    /// `pending` to `core` for the next refresh, and says so to the
+    /// refresh (`gathered`).
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&self, core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
+        gather(core, pending);
+        self.gathered.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The proxy a run ([`Context::run_with`]) hands each subtask of system
+/// `S`: [`Data`] for entity systems ([`DataProxy`]), `Columns` for column
+/// steps (`ColumnsProxy`).
+pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
+    /// The proxy, borrowing the context for `'a`.
+    type Proxy<'a>;
+
+    /// The proxy of subtask `subtask` of `subtasks` over the ids of `set`.
+    ///
+    /// # Safety
+    /// - every id in `set` is distinct and holds every component of `S`'s
+    ///   signature for `'a`, during which nothing adds or removes components;
+    /// - for `'a`, the only code touching components `S` writes, for the
+    ///   ids of this subtask's part of `set`
+    ///   ([`subtask_range`](crate::schedule::subtask_range)), is this proxy;
+    ///   other subtasks of `S` get the other parts of the same `set`, split
+    ///   into the same `subtasks`;
+    /// - systems running at the same time as `S` are compatible with it.
+    unsafe fn new<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self::Proxy<'a>;
+}
+
+/// Builds a [`Data`] proxy per subtask.
+pub(crate) enum DataProxy {}
+
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
+    type Proxy<'a> = Data<'a, Cx, S>;
+
+    #[inline(always)]
+    unsafe fn new<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Data<'a, Cx, S> {
+        // SAFETY: `Data::new`'s contract is this one (caller).
+        unsafe { Data::new(cx, set, subtask, subtasks, output, pending) }
+    }
+}
+
+/// Appends the subtasks' queues to the system's, in subtask order.
+#[cold]
+pub(crate) fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
+    let mut gathered = core.pending.lock();
+    for p in pending {
+        gathered.append(p);
+    }
+}
+
+/// The subtasks' queues of a run, cleared if dropped, which only unwinding
+/// does (the run forgets it once it has gathered them).
+pub(crate) struct DropPendingOnUnwind<'a, Cx: ContextDecl>(pub(crate) &'a mut Vec<Pending<Cx>>);
+
+impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
+    fn drop(&mut self) {
+        for pending in self.0.iter_mut() {
+            pending.clear();
+        }
+    }
+}
+
+/// The queue of the only subtask of a run, cleared if dropped, which only
+/// unwinding does (the run forgets it once the subtask has returned).
+struct ClearOnUnwind<'a, Cx: ContextDecl>(&'a mut Pending<Cx>);
+
+impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
+    fn drop(&mut self) {
+        self.0.clear();
+    }
+}
