@@ -214,19 +214,74 @@ fn a_malformed_snapshot_is_an_error_and_changes_nothing() {
     let mut cx = Dynamic::new();
     let e = cx.step(|p| p.spawn((Size(1),)).unwrap());
     let good = serde_json::to_string(&cx.save()).unwrap();
+    let table = r#""generations":[0],"slot_runs":[0,1]"#;
+    let size = r#""Size":{"ids":[0,1],"values":[1]}"#;
     for bad in [
         // Two ids in one slot.
-        good.replace(r#""slots":[0]"#, r#""slots":[0,0]"#),
+        good.replace(table, r#""generations":[0,0],"slot_runs":[0,1,0,1]"#),
+        // More ids than slots.
+        good.replace(table, r#""generations":[0],"slot_runs":[0,2]"#),
+        // A run of ids too long to expand: rejected before allocating.
+        good.replace(table, r#""generations":[0],"slot_runs":[0,4294967295]"#),
         // A slot out of range.
-        good.replace(r#""slots":[0]"#, r#""slots":[3]"#),
+        good.replace(table, r#""generations":[0],"slot_runs":[3,1]"#),
+        // Runs of slots that are not pairs, or empty.
+        good.replace(table, r#""generations":[0],"slot_runs":[0,1,0]"#),
+        good.replace(table, r#""generations":[0],"slot_runs":[0,0,0,1]"#),
         // A value for an id no entity has.
-        good.replace(r#""Size":[[0,1]]"#, r#""Size":[[0,1],[7,2]]"#),
+        good.replace(size, r#""Size":{"ids":[0,1,7,1],"values":[1,2]}"#),
+        // A run past the last id, ids not pairs, an empty run.
+        good.replace(size, r#""Size":{"ids":[0,2],"values":[1,2]}"#),
+        good.replace(size, r#""Size":{"ids":[0,1,1],"values":[1]}"#),
+        good.replace(size, r#""Size":{"ids":[0,0,0,1],"values":[1]}"#),
+        // More values than ids, fewer.
+        good.replace(size, r#""Size":{"ids":[0,1],"values":[1,2]}"#),
+        good.replace(size, r#""Size":{"ids":[0,1],"values":[]}"#),
     ] {
         assert_ne!(bad, good, "the replacement applies");
         let err = cx.restore(serde_json::from_str(&bad).unwrap()).unwrap_err();
-        assert!(matches!(err, RestoreError::Malformed(_)), "{err:?}");
+        assert!(matches!(err, RestoreError::Malformed(_)), "{bad}: {err:?}");
+        assert_eq!(cx.len(), 1);
         assert_eq!(cx.step(|p| p.get::<Size>(e).cloned()), Some(Size(1)));
     }
+}
+
+#[test]
+fn overlapping_or_descending_runs_of_ids_are_malformed() {
+    let mut cx = Dynamic::new();
+    let es = cx.step(|p| (0..3).map(|i| p.spawn((Size(i),)).unwrap()).collect::<Vec<_>>());
+    let good = serde_json::to_string(&cx.save()).unwrap();
+    let size = r#""Size":{"ids":[0,3],"values":[0,1,2]}"#;
+    for bad in [
+        good.replace(size, r#""Size":{"ids":[0,2,1,1],"values":[0,1,2]}"#),
+        good.replace(size, r#""Size":{"ids":[2,1,0,2],"values":[0,1,2]}"#),
+    ] {
+        assert_ne!(bad, good, "the replacement applies");
+        let err = cx.restore(serde_json::from_str(&bad).unwrap()).unwrap_err();
+        assert!(matches!(err, RestoreError::Malformed(_)), "{bad}: {err:?}");
+    }
+    // Runs apart, in order, are what a context with holes saves.
+    let fine = good.replace(size, r#""Size":{"ids":[0,1,2,1],"values":[0,2]}"#);
+    cx.restore(serde_json::from_str(&fine).unwrap()).unwrap();
+    let read = cx.step(|p| es.iter().map(|&e| p.get::<Size>(e).cloned()).collect::<Vec<_>>());
+    assert_eq!(read, [Some(Size(0)), None, Some(Size(2))]);
+    assert_eq!(cx.len(), 3);
+}
+
+/// A batch's ids and slots are single runs: the snapshot holds little
+/// beside the values.
+#[test]
+fn a_batch_saves_as_runs() {
+    let mut cx = Dynamic::new();
+    cx.step(|p| p.spawn_batch((0..5).map(|i| (Size(i), Frozen))).map(drop))
+        .unwrap();
+    let json = serde_json::to_string(&cx.save()).unwrap();
+    assert!(json.contains(r#""slot_runs":[0,5]"#), "{json}");
+    assert!(json.contains(r#""Size":{"ids":[0,5],"values":[0,1,2,3,4]}"#), "{json}");
+    assert!(
+        json.contains(r#""Frozen":{"ids":[0,5],"values":[null,null,null,null,null]}"#),
+        "{json}"
+    );
 }
 
 /// Systems process the restored entities from their next run.
