@@ -323,3 +323,121 @@ mod with_systems {
         assert_eq!(b.subscribers::<Sum>().len(), 10);
     }
 }
+
+/// Hostile or broken input: a deserializer failing at every point, and a
+/// component whose `Deserialize` panics at every value, leak and drop
+/// nothing twice, and leave the context as it was.
+mod hostile {
+    use super::Frozen;
+    use ecs::Entity;
+    use serde::{Deserialize, Deserializer, Serialize};
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering::SeqCst};
+
+    /// Values alive; a double drop makes it fall below what it should be.
+    static LIVE: AtomicIsize = AtomicIsize::new(0);
+    /// Values left to deserialize before one panics (`usize::MAX`: never).
+    static PANIC_IN: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+    #[derive(Serialize, Debug, PartialEq)]
+    pub struct Counted(pub u32);
+    impl Counted {
+        fn new(v: u32) -> Self {
+            LIVE.fetch_add(1, SeqCst);
+            Counted(v)
+        }
+    }
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            LIVE.fetch_sub(1, SeqCst);
+        }
+    }
+    impl<'de> Deserialize<'de> for Counted {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = u32::deserialize(d)?;
+            if PANIC_IN.fetch_sub(1, SeqCst) == 0 {
+                panic!("Counted::deserialize");
+            }
+            Ok(Counted::new(v))
+        }
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    pub struct Other(pub Counted);
+
+    ecs::declare_context! {
+        pub context Counting {
+            settings { serde: all }
+            components { Counted: contiguous; Other: sparse_set; Frozen: tag; }
+        }
+    }
+
+    fn filled(n: u32) -> (Counting, Vec<Entity>) {
+        let mut cx = Counting::new();
+        let handles = cx.step(|p| {
+            (0..n)
+                .map(|i| {
+                    let e = p.spawn((Counted::new(i),)).unwrap();
+                    if i % 2 == 0 {
+                        p.add(e, Other(Counted::new(100 + i))).unwrap();
+                        p.add(e, Frozen).unwrap();
+                    }
+                    e
+                })
+                .collect()
+        });
+        (cx, handles)
+    }
+
+    fn values(cx: &mut Counting, handles: &[Entity]) -> Vec<(Option<u32>, Option<u32>, bool)> {
+        cx.step(|p| {
+            handles
+                .iter()
+                .map(|&e| {
+                    (
+                        p.get::<Counted>(e).map(|c| c.0),
+                        p.get::<Other>(e).map(|o| o.0 .0),
+                        p.has::<Frozen>(e),
+                    )
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn hostile_input_leaks_nothing_and_changes_nothing() {
+        let (saved, six) = filled(6);
+        let json = serde_json::to_string(&saved.save()).unwrap();
+        let expected = values(&mut { saved }, &six);
+        let (mut cx, three) = filled(3);
+        let before = values(&mut cx, &three);
+        let live = LIVE.load(SeqCst);
+        // Cut short at every byte: the deserializer fails at every point.
+        for end in 0..json.len() {
+            let cut = &json[..end];
+            assert!(
+                serde_json::from_str::<ecs::save::Snapshot<Counting>>(cut).is_err(),
+                "{cut}"
+            );
+            assert_eq!(LIVE.load(SeqCst), live, "{cut}");
+        }
+        // A panic at every value deserialized (9 in all).
+        for k in 0..9 {
+            PANIC_IN.store(k, SeqCst);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                serde_json::from_str::<ecs::save::Snapshot<Counting>>(&json)
+            }));
+            PANIC_IN.store(usize::MAX, SeqCst);
+            assert!(r.is_err(), "value {k} panics");
+            assert_eq!(LIVE.load(SeqCst), live, "after a panic at value {k}");
+        }
+        assert_eq!(values(&mut cx, &three), before);
+        // The whole snapshot restores, dropping the context's values once.
+        cx.restore(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(LIVE.load(SeqCst), live - 5 + 9);
+        assert_eq!(values(&mut cx, &six), expected);
+        assert_eq!(expected[0], (Some(0), Some(100), true));
+        assert_eq!(LIVE.load(SeqCst), live - 5 + 9);
+        drop(cx);
+        assert_eq!(LIVE.load(SeqCst), live - 5);
+    }
+}
