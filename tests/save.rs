@@ -441,3 +441,38 @@ mod hostile {
         assert_eq!(LIVE.load(SeqCst), live - 5);
     }
 }
+
+/// `restore_column` (reachable by safe code through `__private` and a
+/// context's `DerefMut`) keeps the context sound whatever it is given:
+/// overlapping and out-of-range runs, ids already holding the component.
+#[test]
+fn restore_column_given_anything_keeps_bits_and_values_agreeing() {
+    let mut cx = Dynamic::new();
+    let es = cx.step(|p| (0..6).map(|i| p.spawn((Size(i),)).unwrap()).collect::<Vec<_>>());
+    cx.step(|p| p.add(es[1], Position(-1.0, 0.0)).map(drop)).unwrap();
+    let column: ecs::__private::LoadColumn<Position> =
+        serde_json::from_str(r#"{"ids":[0,3,2,3,1,1,4,9],"values":[[0,0],[1,0],[2,0],[3,0],[4,0],[5,0],[6,0]]}"#)
+            .unwrap();
+    ecs::__private::restore_column::<Dynamic, Position>(&mut cx, column);
+    // Twice: every id holds a value now, so the second goes one by one.
+    let column: ecs::__private::LoadColumn<Position> =
+        serde_json::from_str(r#"{"ids":[4,2],"values":[[40,0],[50,0]]}"#).unwrap();
+    ecs::__private::restore_column::<Dynamic, Position>(&mut cx, column);
+    let read = cx.step(|p| {
+        es.iter()
+            .map(|&e| (p.get::<Position>(e).map(|v| v.0), p.get::<Size>(e).map(|s| s.0)))
+            .collect::<Vec<_>>()
+    });
+    let expected = [0.0, 1.0, 2.0, 3.0, 40.0, 50.0].iter().enumerate();
+    assert_eq!(
+        read,
+        expected.map(|(i, &x)| (Some(x), Some(i as u32))).collect::<Vec<_>>()
+    );
+    // The step proxy's queries see exactly the entities whose bit is set.
+    let seen = cx.step(|p| {
+        let mut seen = 0;
+        p.for_each::<&Position>(|_| seen += 1);
+        seen
+    });
+    assert_eq!(seen, 6);
+}

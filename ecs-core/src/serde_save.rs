@@ -397,23 +397,47 @@ impl<C> LoadColumn<C> {
 
 /// Stores the values of `column` in `cx`, whose entity table holds every
 /// id they name, each holding no component yet (checked by
-/// `SaveDecl::columns_fit` first; a value for any other id is dropped).
+/// `SaveDecl::columns_fit` first). Whatever it is given, it keeps the
+/// context's invariants: a run is clamped to the table's ids and to after
+/// the previous run, and values past the ids, or for ids not alive, are
+/// dropped.
 ///
-/// A run of ids is written at once where the column has fixed places
-/// (`prepare_fill`), then the run's bits are set. The restored table
-/// queued every entity for matching already, so no bulk change is queued.
+/// A run of live ids none of which holds `C` (every run, in a restore) is
+/// written at once where the column has fixed places (`prepare_fill`), and
+/// then the run's bits are set, as `Defer::add_to_all` does; any other run
+/// is stored one value at a time, as adding a component does.
 pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, column: LoadColumn<C>) {
     use crate::bitset::ComponentSet;
-    let id_bound = cx.entities.id_bound();
+    let n = cx.entities.id_bound();
+    let every_id_alive = !cx.entities.has_dying() && !cx.entities.has_holes();
     let mut values = column.values.into_iter();
+    let mut next = 0;
+    let mut queued = false;
     for (first, len) in pairs(&column.ids) {
-        // Clamped to the table, though `columns_fit` checked it.
-        let start = (first as usize).min(id_bound);
-        let ids = start..(first as usize + len as usize).min(id_bound);
+        let start = (first as usize).clamp(next, n);
+        let ids = start..(first as usize).saturating_add(len as usize).clamp(start, n);
+        next = ids.end;
+        let fresh = every_id_alive && !cx.entities.all_bits()[ids.clone()].iter().any(|b| b.contains(C::INDEX));
+        if !fresh {
+            for id in ids {
+                let Some(value) = values.next() else { break };
+                let id = EntityId(id as u32);
+                if cx.entities.is_id_alive(id) {
+                    let at = (cx.entities.slot_with_id(id), id);
+                    drop(cx.insert_component::<C>(at, value));
+                }
+            }
+            continue;
+        }
+        // Queued first: whatever happens below, matching will see it.
+        if !queued {
+            cx.entities.mark_bulk(C::INDEX);
+            queued = true;
+        }
         let storage = C::column_mut(&mut cx.storages);
-        let written = match storage.prepare_fill(ids.clone()) {
+        let mut written = 0;
+        match storage.prepare_fill(ids.clone()) {
             Some(slots) => {
-                let mut written = 0;
                 for value in values.by_ref().take(ids.len()) {
                     // SAFETY: `prepare_fill(ids)` returned `slots`, the slot
                     // of `ids.start + k` at `.add(k)`, valid for writes until
@@ -428,20 +452,17 @@ pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, c
                 // initialised through the pointer of `prepare_fill(ids)`,
                 // which contains that range, and no `&mut` call came since.
                 unsafe { storage.fill(start..start + written) };
-                written
             }
             None => {
-                let mut written = 0;
                 for value in values.by_ref().take(ids.len()) {
                     // A value the column held for an id no entity claimed
                     // (left by a panicking spawn) is dropped.
                     drop(storage.insert(EntityId((start + written) as u32), value));
                     written += 1;
                 }
-                written
             }
-        };
-        // Insert first, then set the bits: if `insert` panics, the bitsets
+        }
+        // Stored first, then the bits set: if `insert` panics, the bitsets
         // still claim nothing the storage lacks.
         for bits in &mut cx.entities.all_bits_mut()[start..start + written] {
             bits.insert(C::INDEX);
