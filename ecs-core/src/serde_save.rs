@@ -130,7 +130,7 @@ fn pairs(runs: &[u32]) -> impl Iterator<Item = (u32, u32)> + '_ {
 /// checks; this bounds what a hostile snapshot makes us allocate).
 fn slots_of_runs(runs: &[u32], slots: usize) -> Result<Vec<u32>, RestoreError> {
     let malformed = |why: &str| Err(RestoreError::Malformed(why.to_string()));
-    if runs.len() % 2 != 0 {
+    if !runs.len().is_multiple_of(2) {
         return malformed("the slots' runs are not pairs");
     }
     let mut ids = 0usize;
@@ -391,7 +391,7 @@ impl<C> LoadColumn<C> {
             end = first + len;
             count += len as usize;
         }
-        self.ids.len() % 2 == 0 && count == self.values.len()
+        self.ids.len().is_multiple_of(2) && count == self.values.len()
     }
 }
 
