@@ -354,6 +354,26 @@ impl<Cx: ContextDecl, C: Component<Cx> + Serialize> Serialize for Values<'_, Cx,
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let count = pairs(self.runs).map(|(_, len)| len as usize).sum();
         let mut seq = serializer.serialize_seq(Some(count))?;
+        if <C::Column as Column>::LINEAR {
+            // A run's values side by side: one address per run.
+            let state = self.column.fetch_state();
+            for (first, len) in pairs(self.runs) {
+                // SAFETY: `state` comes from this column, borrowed shared
+                // (through `&Context`) since; every id of the run has `C`'s
+                // bit set (`runs_where` above, on the same borrow), so it
+                // holds a value (the context sets a bit only after storing
+                // the value and clears it before removing it: `SAFETY.md`).
+                let base = unsafe { <C::Column as Column>::fetch(state, EntityId(first)) };
+                for k in 0..len as usize {
+                    // SAFETY: `LINEAR`: the ids `first..first + len` all
+                    // hold values, so the value of `first + k` is at
+                    // `base.add(k)`, initialised, and only read while the
+                    // context is shared-borrowed.
+                    seq.serialize_element(unsafe { base.add(k).as_ref() })?;
+                }
+            }
+            return seq.end();
+        }
         for (first, len) in pairs(self.runs) {
             for id in first..first + len {
                 // A custom column that lacks a value its bit claims gets an
