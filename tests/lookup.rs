@@ -2,7 +2,8 @@
 //! once per subtask and read for any id, so every id is tried (the system's
 //! entities, entities it does not process, ids past the last, the top of
 //! the range) over a contiguous column and a sparse-set column of values
-//! that own heap memory, on one thread and split across two.
+//! that own heap memory, on one thread and split across two; and
+//! `Lookup::below` against `lookup` for bounds across the range.
 
 use ecs::{Data, EntityId, System};
 
@@ -42,6 +43,16 @@ macro_rules! case {
                             want.map(|(i, p, m)| (i, p as *const Pos, m as *const Mass)),
                             "id {raw}"
                         );
+                        // `below(bound)` is `get` for ids below the bound.
+                        for bound in [0, 1, 7, 17, 39, u32::MAX >> 1, u32::MAX] {
+                            let below = prepared.below(EntityId::from_bits(bound)).get(id);
+                            assert_eq!(
+                                below.map(|(i, p, m)| (i, p as *const Pos, m as *const Mass)),
+                                want.filter(|_| raw < bound)
+                                    .map(|(i, p, m)| (i, p as *const Pos, m as *const Mass)),
+                                "id {raw} below {bound}"
+                            );
+                        }
                         if let Some((_, p, m)) = got {
                             found += 1;
                             sum += p.0 * *m.0;

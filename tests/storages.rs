@@ -65,6 +65,18 @@ where
             item.map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
             "prepared lookup of id {raw}"
         );
+        for bound in [0, 1, 9, 40, 79, u32::MAX] {
+            assert_eq!(
+                prepared.below(EntityId::from_bits(bound)).get(id).map(|(i, o, m)| (
+                    i,
+                    o as *const Other,
+                    m as *const Mark
+                )),
+                item.filter(|_| raw < bound)
+                    .map(|(i, o, m)| (i, o as *const Other, m as *const Mark)),
+                "prepared lookup of id {raw} below {bound}"
+            );
+        }
         assert_eq!(
             item.is_some(),
             data.all_entities().contains(&id),

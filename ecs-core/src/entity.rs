@@ -976,9 +976,9 @@ impl<B: ComponentSet> Entities<B> {
     /// slot of every id: what a saved context records of its entities
     /// (with no entity dying and no hole, which holds outside a step).
     #[cfg(feature = "serde")]
-    pub(crate) fn table(&self) -> (Vec<u32>, Vec<u32>) {
+    pub(crate) fn table(&self) -> (impl ExactSizeIterator<Item = u32> + '_, &[u32]) {
         debug_assert!(self.dying.is_empty() && self.holes.is_empty());
-        (self.meta.iter().map(Meta::generation).collect(), self.slot_of.clone())
+        (self.meta.iter().map(Meta::generation), &self.slot_of)
     }
 
     /// A table whose slots have the given generations, and whose id `i`

@@ -69,8 +69,8 @@ pub mod __private;
 /// Every component and resource of such a context implements `Serialize`
 /// and `Deserialize` (a type that does not is a compile error naming it);
 /// system states are not saved. A snapshot holds the entity table (each
-/// slot's generation, each id's slot), each component's `(id, value)`
-/// pairs and each resource: restoring rebuilds the table as it was, so
+/// slot's generation, each id's slot), each component's ids (as runs) and
+/// values, and each resource: restoring rebuilds the table as it was, so
 /// handles and ids of the saved context are valid in the restored one,
 /// naming the same entities, and a stale handle stays stale.
 pub mod save {

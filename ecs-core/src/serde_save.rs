@@ -7,8 +7,11 @@
 //! they are code's, not the world's.
 //!
 //! What is saved: the entity table (the generation of every slot handed
-//! out, and the slot of every id), each component as a list of `(id,
-//! value)` pairs, and each resource. Restoring rebuilds the table as it
+//! out, and the slot of every id), each component as the ids holding it and
+//! their values, and each resource. Runs of consecutive numbers (ids, and
+//! the slots of consecutive ids) are saved as a first number and a length,
+//! so a context whose entities were made in a batch saves little beside its
+//! values. Restoring rebuilds the table as it
 //! was, so **handles stay valid across a save and a restore**: a handle
 //! saved beside the context (or made before saving) names the same entity
 //! in the restored context, a stale one stays stale, and entities created
@@ -70,20 +73,117 @@ pub struct Save<'a, Cx: ContextDecl> {
 }
 
 /// The serialized entity table: the generation of each slot handed out,
-/// and the slot of each id.
+/// and the slot of each id, as runs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct EntityTable {
     /// The generation of each slot, by slot.
     pub generations: Vec<u32>,
-    /// The slot of each entity, by id.
-    pub slots: Vec<u32>,
+    /// The slot of each id, in id order, as runs `[first, len, first, len,
+    /// ..]`: ids `k..k + len` (`k` the ids of the runs before) are in slots
+    /// `first..first + len`.
+    pub slot_runs: Vec<u32>,
+}
+
+/// Appends to `runs` the runs `[first, len, ..]` of the indices `0..n`
+/// for which `holds` is true.
+#[inline]
+fn runs_where(runs: &mut Vec<u32>, n: usize, mut holds: impl FnMut(usize) -> bool) {
+    let mut i = 0;
+    while i < n {
+        if holds(i) {
+            let first = i;
+            i += 1;
+            while i < n && holds(i) {
+                i += 1;
+            }
+            runs.extend([first as u32, (i - first) as u32]);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Appends to `runs` the runs `[first, len, ..]` of consecutive numbers in
+/// `numbers`.
+#[inline]
+fn runs_of(runs: &mut Vec<u32>, numbers: &[u32]) {
+    let mut i = 0;
+    while i < numbers.len() {
+        let first = i;
+        i += 1;
+        while i < numbers.len() && numbers[i] == numbers[i - 1].wrapping_add(1) {
+            i += 1;
+        }
+        runs.extend([numbers[first], (i - first) as u32]);
+    }
+}
+
+/// The runs `[first, len, ..]` as `(first, len)` pairs (an odd last number
+/// is ignored; `LoadColumn::fits` and `slots_of_runs` reject it).
+fn pairs(runs: &[u32]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    runs.chunks_exact(2).map(|r| (r[0], r[1]))
+}
+
+/// The slot of each id from the runs of [`EntityTable::slot_runs`]; `Err`
+/// when they are not pairs, a run is empty or overflows, or they hold more
+/// ids than `slots` (each slot holds at most one id, which `restored`
+/// checks; this bounds what a hostile snapshot makes us allocate).
+fn slots_of_runs(runs: &[u32], slots: usize) -> Result<Vec<u32>, RestoreError> {
+    let malformed = |why: &str| Err(RestoreError::Malformed(why.to_string()));
+    if !runs.len().is_multiple_of(2) {
+        return malformed("the slots' runs are not pairs");
+    }
+    let mut ids = 0usize;
+    for (first, len) in pairs(runs) {
+        if len == 0 || first.checked_add(len).is_none() {
+            return malformed("a run of slots is empty or past the last slot");
+        }
+        ids += len as usize;
+        if ids > slots {
+            return malformed("more ids than slots");
+        }
+    }
+    let mut slot_of = Vec::with_capacity(ids);
+    for (first, len) in pairs(runs) {
+        slot_of.extend(first..first + len);
+    }
+    Ok(slot_of)
+}
+
+/// A context's entity table, serialized as an [`EntityTable`] without
+/// copying it first.
+struct TableRef<'a, Cx: ContextDecl> {
+    cx: &'a Context<Cx>,
+}
+
+impl<Cx: ContextDecl> Serialize for TableRef<'_, Cx> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (_, slots) = self.cx.entities().table();
+        let mut slot_runs = Vec::new();
+        runs_of(&mut slot_runs, slots);
+        let mut s = serializer.serialize_struct("EntityTable", 2)?;
+        s.serialize_field("generations", &Generations { cx: self.cx })?;
+        s.serialize_field("slot_runs", &slot_runs)?;
+        s.end()
+    }
+}
+
+/// The generation of each slot of a context's table, serialized as a
+/// sequence.
+struct Generations<'a, Cx: ContextDecl> {
+    cx: &'a Context<Cx>,
+}
+
+impl<Cx: ContextDecl> Serialize for Generations<'_, Cx> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.cx.entities().table().0)
+    }
 }
 
 impl<Cx: SaveDecl> Serialize for Save<'_, Cx> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (generations, slots) = self.cx.entities().table();
         let mut s = serializer.serialize_struct("Snapshot", 3)?;
-        s.serialize_field("entities", &EntityTable { generations, slots })?;
+        s.serialize_field("entities", &TableRef { cx: self.cx })?;
         s.serialize_field("components", &Cx::columns_ref(self.cx))?;
         s.serialize_field("resources", &Cx::resources_ref(self.cx))?;
         s.end()
@@ -113,7 +213,9 @@ pub enum RestoreError {
         limit: usize,
     },
     /// The snapshot is not one a context could have saved: a slot given
-    /// two ids or out of range, a value for an id no entity has.
+    /// two ids or out of range, a value for an id no entity has, runs of
+    /// ids that are not pairs, overlap or are out of order, or a number of
+    /// values other than the ids'.
     Malformed(String),
 }
 
@@ -190,13 +292,14 @@ impl<Cx: SaveDecl> Context<Cx> {
             components,
             resources,
         } = snapshot;
+        let slots = slots_of_runs(&entities.slot_runs, entities.generations.len())?;
         let table = crate::entity::Entities::restored(
             Cx::SETTINGS.entities,
             !Cx::SYSTEMS.is_empty(),
             &entities.generations,
-            &entities.slots,
+            &slots,
         )?;
-        if !Cx::columns_fit(&components, entities.slots.len()) {
+        if !Cx::columns_fit(&components, slots.len()) {
             return Err(RestoreError::Malformed(
                 "a component value for an id no entity has".to_string(),
             ));
@@ -210,8 +313,9 @@ impl<Cx: SaveDecl> Context<Cx> {
     }
 }
 
-/// Component `C`'s values in a context, serialized as a list of `(id,
-/// value)` pairs in id order.
+/// Component `C`'s values in a context, serialized as the ids holding it,
+/// in runs `[first, len, ..]` in id order, and the values of those ids in
+/// the same order.
 pub struct SaveColumn<'a, Cx: ContextDecl, C: Component<Cx>> {
     cx: &'a Context<Cx>,
     _c: PhantomData<fn() -> C>,
@@ -227,49 +331,161 @@ impl<'a, Cx: ContextDecl, C: Component<Cx>> SaveColumn<'a, Cx, C> {
 impl<Cx: ContextDecl, C: Component<Cx> + Serialize> Serialize for SaveColumn<'_, Cx, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use crate::bitset::ComponentSet;
-        let entities = self.cx.entities();
-        let bits = entities.all_bits();
-        let count = bits.iter().filter(|b| b.contains(C::INDEX)).count();
         let column = C::column(self.cx.storages());
+        let bits = self.cx.entities().all_bits();
+        let mut runs = Vec::new();
+        // The bit is set only while the column holds a value (`SAFETY.md`);
+        // a custom column breaking that is an error below.
+        runs_where(&mut runs, bits.len(), |i| bits[i].contains(C::INDEX));
+        let mut s = serializer.serialize_struct("Column", 2)?;
+        s.serialize_field("ids", &runs)?;
+        s.serialize_field("values", &Values::<Cx, C> { column, runs: &runs })?;
+        s.end()
+    }
+}
+
+/// The values of the ids of `runs` in `column`, in order.
+struct Values<'a, Cx: ContextDecl, C: Component<Cx>> {
+    column: &'a C::Column,
+    runs: &'a [u32],
+}
+
+impl<Cx: ContextDecl, C: Component<Cx> + Serialize> Serialize for Values<'_, Cx, C> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let count = pairs(self.runs).map(|(_, len)| len as usize).sum();
         let mut seq = serializer.serialize_seq(Some(count))?;
-        for (i, b) in bits.iter().enumerate() {
-            if b.contains(C::INDEX) {
-                let id = EntityId(i as u32);
-                // The bit is set only while the column holds a value
-                // (`SAFETY.md`); a custom column breaking that is skipped.
-                if let Some(value) = column.get(id) {
-                    seq.serialize_element(&(id.0, value))?;
+        if <C::Column as Column>::LINEAR {
+            // A run's values side by side: one address per run.
+            let state = self.column.fetch_state();
+            for (first, len) in pairs(self.runs) {
+                // SAFETY: `state` comes from this column, borrowed shared
+                // (through `&Context`) since; every id of the run has `C`'s
+                // bit set (`runs_where` above, on the same borrow), so it
+                // holds a value (the context sets a bit only after storing
+                // the value and clears it before removing it: `SAFETY.md`).
+                let base = unsafe { <C::Column as Column>::fetch(state, EntityId(first)) };
+                for k in 0..len as usize {
+                    // SAFETY: `LINEAR`: the ids `first..first + len` all
+                    // hold values, so the value of `first + k` is at
+                    // `base.add(k)`, initialised, and only read while the
+                    // context is shared-borrowed.
+                    seq.serialize_element(unsafe { base.add(k).as_ref() })?;
                 }
+            }
+            return seq.end();
+        }
+        for (first, len) in pairs(self.runs) {
+            for id in first..first + len {
+                // A custom column that lacks a value its bit claims gets an
+                // error, not a short list.
+                let value = self
+                    .column
+                    .get(EntityId(id))
+                    .ok_or_else(|| serde::ser::Error::custom("a component's bit is set but its column has no value"))?;
+                seq.serialize_element(value)?;
             }
         }
         seq.end()
     }
 }
 
-/// Component `C`'s values, deserialized: `(id, value)` pairs.
+/// Component `C`'s values, deserialized: the ids holding it, as runs
+/// `[first, len, ..]` in id order, and their values in the same order.
 #[derive(Deserialize)]
-#[serde(transparent)]
 pub struct LoadColumn<C> {
-    values: Vec<(u32, C)>,
+    ids: Vec<u32>,
+    values: Vec<C>,
 }
 
 impl<C> LoadColumn<C> {
-    /// Whether every id is below `ids`.
+    /// Whether the runs are pairs, non-empty, ascending and apart, end at
+    /// or below `ids`, and hold as many ids as there are values.
     pub fn fits(&self, ids: usize) -> bool {
-        self.values.iter().all(|&(id, _)| (id as usize) < ids)
+        let mut end = 0u64;
+        let mut count = 0usize;
+        for (first, len) in pairs(&self.ids) {
+            let (first, len) = (u64::from(first), u64::from(len));
+            if len == 0 || first < end || first + len > ids as u64 {
+                return false;
+            }
+            end = first + len;
+            count += len as usize;
+        }
+        self.ids.len().is_multiple_of(2) && count == self.values.len()
     }
 }
 
 /// Stores the values of `column` in `cx`, whose entity table holds every
-/// id they name (checked by `SaveDecl::columns_fit` first; a value for
-/// any other id is dropped).
+/// id they name, each holding no component yet (checked by
+/// `SaveDecl::columns_fit` first). Whatever it is given, it keeps the
+/// context's invariants: a run is clamped to the table's ids and to after
+/// the previous run, and values past the ids, or for ids not alive, are
+/// dropped.
+///
+/// A run of live ids none of which holds `C` (every run, in a restore) is
+/// written at once where the column has fixed places (`prepare_fill`), and
+/// then the run's bits are set, as `Defer::add_to_all` does; any other run
+/// is stored one value at a time, as adding a component does.
 pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, column: LoadColumn<C>) {
-    for (id, value) in column.values {
-        let id = EntityId(id);
-        if let Some(e) = cx.entities().handle(id)
-            && let Some((slot, id)) = cx.entities().resolve(e)
-        {
-            drop(cx.insert_component::<C>((slot, id), value));
+    use crate::bitset::ComponentSet;
+    let n = cx.entities.id_bound();
+    let every_id_alive = !cx.entities.has_dying() && !cx.entities.has_holes();
+    let mut values = column.values.into_iter();
+    let mut next = 0;
+    let mut queued = false;
+    for (first, len) in pairs(&column.ids) {
+        let start = (first as usize).clamp(next, n);
+        let ids = start..(first as usize).saturating_add(len as usize).clamp(start, n);
+        next = ids.end;
+        let fresh = every_id_alive && !cx.entities.all_bits()[ids.clone()].iter().any(|b| b.contains(C::INDEX));
+        if !fresh {
+            for id in ids {
+                let Some(value) = values.next() else { break };
+                let id = EntityId(id as u32);
+                if cx.entities.is_id_alive(id) {
+                    let at = (cx.entities.slot_with_id(id), id);
+                    drop(cx.insert_component::<C>(at, value));
+                }
+            }
+            continue;
+        }
+        // Queued first: whatever happens below, matching will see it.
+        if !queued {
+            cx.entities.mark_bulk(C::INDEX);
+            queued = true;
+        }
+        let storage = C::column_mut(&mut cx.storages);
+        let mut written = 0;
+        match storage.prepare_fill(ids.clone()) {
+            Some(slots) => {
+                for value in values.by_ref().take(ids.len()) {
+                    // SAFETY: `prepare_fill(ids)` returned `slots`, the slot
+                    // of `ids.start + k` at `.add(k)`, valid for writes until
+                    // the next `&mut` call on the column; `written <
+                    // ids.len()` (`take`), and nothing else touches the
+                    // column in this loop (moving out of a `vec::IntoIter`
+                    // does not panic).
+                    unsafe { slots.add(written).write(value) };
+                    written += 1;
+                }
+                // SAFETY: the slots of `start..start + written` were just
+                // initialised through the pointer of `prepare_fill(ids)`,
+                // which contains that range, and no `&mut` call came since.
+                unsafe { storage.fill(start..start + written) };
+            }
+            None => {
+                for value in values.by_ref().take(ids.len()) {
+                    // A value the column held for an id no entity claimed
+                    // (left by a panicking spawn) is dropped.
+                    drop(storage.insert(EntityId((start + written) as u32), value));
+                    written += 1;
+                }
+            }
+        }
+        // Stored first, then the bits set: if `insert` panics, the bitsets
+        // still claim nothing the storage lacks.
+        for bits in &mut cx.entities.all_bits_mut()[start..start + written] {
+            bits.insert(C::INDEX);
         }
     }
 }

@@ -204,6 +204,32 @@ impl<Id: Copy> Grid<Id> {
     /// The particles in the cell that contains `p`.
     #[inline]
     pub fn cell_at(&self, p: &Position) -> &[Id] {
+        self.cells().cell_at(p)
+    }
+
+    /// The cells, as a copy of the arrays' places: copied into a local in
+    /// a closure, it stays in registers, where `cell_at` through `&Grid`
+    /// reloads them after every call the compiler cannot see into.
+    #[inline]
+    pub fn cells(&self) -> Cells<'_, Id> {
+        Cells {
+            starts: &self.starts,
+            ids: &self.ids,
+        }
+    }
+}
+
+/// The cells of a [`Grid`], read-only.
+#[derive(Clone, Copy)]
+pub struct Cells<'a, Id> {
+    starts: &'a [u32],
+    ids: &'a [Id],
+}
+
+impl<'a, Id> Cells<'a, Id> {
+    /// The particles in the cell that contains `p`.
+    #[inline]
+    pub fn cell_at(self, p: &Position) -> &'a [Id] {
         let c = cell_index(cell_coord(p.x, GRID_WIDTH), cell_coord(p.y, GRID_HEIGHT));
         &self.ids[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
@@ -582,18 +608,17 @@ macro_rules! particle_context {
             }
 
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
-                let partition = data.system::<SpatialPartition>();
+                let cells = data.system::<SpatialPartition>().grid.cells();
                 let neighbours = data.prepare_lookup::<(&Position, &Circle)>();
                 data.for_entities::<(::ecs::EntityId, &Position, &Circle)>(|view, (id, p0, c0)| {
                     // Copies, which stay in registers: the compiler cannot
                     // tell that pushing a contact leaves the columns (or the
-                    // lookup's column places) alone.
-                    let (p0, c0, neighbours) = (*p0, *c0, neighbours);
-                    for &other in partition.grid.cell_at(&p0) {
-                        if other >= id {
-                            continue;
-                        }
-                        let Some((p1, c1)) = neighbours.get(other) else {
+                    // lookup's column places, or the grid's) alone. Only
+                    // neighbours with smaller ids, so each pair once:
+                    // `below` folds that test into the membership test.
+                    let (p0, c0, below, cells) = (*p0, *c0, neighbours.below(id), cells);
+                    for &other in cells.cell_at(&p0) {
+                        let Some((p1, c1)) = below.get(other) else {
                             continue;
                         };
                         if let Some(dist) = touching(&p0, &c0, p1, c1) {
