@@ -377,7 +377,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // the run's first value (one address per column for the whole walk,
         // not one per block or entity), and the loop can be vectorised.
         // Only for a subtask with entities: `start` must be one of them.
-        let run = run.filter(|_| !ids.is_empty());
+        // (An `if`, not `Option::filter`: a closure here would make one
+        // `filter` per walk.)
+        let run = if ids.is_empty() { None } else { run };
         // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
         // above.
         let place = run.map(|start| unsafe { Q::run(fetch, EntityId(start)) });
