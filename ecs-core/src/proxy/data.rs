@@ -408,13 +408,16 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             }
             done = blocks * BLOCK;
         }
-        for (k, &listed) in ids.iter().enumerate().skip(done) {
+        // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+        // code was inlined into every walk before LLVM saw it.
+        for k in done..ids.len() {
             let item = match &place {
                 // SAFETY: `start + k` is `ids[k]`, and the ids before it are
                 // the subtask's too (run invariant); see above.
                 Some(place) => unsafe { Q::run_item(place, k) },
-                // SAFETY: `listed` is one of the subtask's ids; see above.
-                None => unsafe { Q::fetch(fetch, listed) },
+                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                // subtask's ids; see above.
+                None => unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) },
             };
             f(view, item);
         }
