@@ -380,9 +380,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // (An `if`, not `Option::filter`: a closure here would make one
         // `filter` per walk.)
         let run = if ids.is_empty() { None } else { run };
-        // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
-        // above.
-        let place = run.map(|start| unsafe { Q::run(fetch, EntityId(start)) });
+        // (A `match`, not `Option::map`, for the same reason.)
+        let place = match run {
+            // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty);
+            // see above.
+            Some(start) => Some(unsafe { Q::run(fetch, EntityId(start)) }),
+            None => None,
+        };
         // Blocks first, when asked for and the ids are one run, so that the
         // compiler may vectorise `f` across a block (see `block`): the
         // first `full` entities go in blocks, the rest one by one below.
