@@ -378,8 +378,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // not one per block or entity), and the loop can be vectorised.
         // Only for a subtask with entities: `start` must be one of them.
         // (An `if`, not `Option::filter`: a closure here would make one
-        // `filter` per walk.)
-        let run = if ids.is_empty() { None } else { run };
+        // `filter` per walk.) Only for a query that reads a linear column:
+        // for the others, a run is walked as any list of ids, and the
+        // compiler drops the run's loop (a constant condition).
+        let run = if !Q::LINEAR || ids.is_empty() { None } else { run };
         // (A `match`, not `Option::map`, for the same reason.)
         let place = match run {
             // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty);
