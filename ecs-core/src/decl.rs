@@ -8,7 +8,6 @@
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
-use crate::drop_apart::DropApart;
 use crate::entity::EntityId;
 use crate::error::EntityLimit;
 use crate::layout::Layout;
@@ -470,9 +469,7 @@ impl<T: Send + Sync + 'static> ComponentBounds for T {}
 /// component that is not thread-safe then fails once, where its storage is
 /// made, instead of at every use of the context.
 pub struct Checked<S> {
-    /// Dropped out of line: the storages struct's drop glue is one call per
-    /// storage.
-    storage: DropApart<S>,
+    storage: S,
     // Invariant in `S`: a `Checked<S>` made for one `S` never becomes one of
     // another type (with shorter lifetimes) that `new` did not check.
     _invariant: PhantomData<fn(S) -> S>,
@@ -493,7 +490,7 @@ impl<S> Checked<S> {
         S: Send + Sync,
     {
         Checked {
-            storage: DropApart::new(storage),
+            storage,
             _invariant: PhantomData,
         }
     }

@@ -1,7 +1,6 @@
 //! Systems: the trait users implement, and the slot a context keeps for each.
 
 use crate::decl::{ContextDecl, SystemOf};
-use crate::drop_apart::DropApart;
 use crate::entity::EntityId;
 use crate::fn_queue::{Arg, FnQueue};
 use crate::proxy::{Data, Defer};
@@ -242,9 +241,7 @@ pub struct SlotCore<Cx: ContextDecl> {
 /// only after its dependencies, and only its descendants read its state and
 /// outputs, so accesses never overlap.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
-    /// Dropped out of line: the slots struct's drop glue is one call per
-    /// system.
-    pub(crate) cell: DropApart<SystemCell<S, S::Output, Pending<Cx>>>,
+    pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
@@ -288,7 +285,7 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
     /// A slot holding `state`, with no subscribers and no outputs.
     pub fn new(state: S) -> Self {
         Self {
-            cell: DropApart::new(SystemCell::new(state)),
+            cell: SystemCell::new(state),
         }
     }
 }
