@@ -383,6 +383,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // compiler drops the run's loop (a constant condition).
         let run = if !Q::LINEAR || ids.is_empty() { None } else { run };
         // (A `match`, not `Option::map`, for the same reason.)
+        #[allow(clippy::manual_map, reason = "a closure would make one `Option::map` per walk")]
         let place = match run {
             // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty);
             // see above.
