@@ -109,7 +109,9 @@ fn dropped(ledger: &Ledger) -> Vec<u32> {
 /// holding one entity already; then checks the context and the ledger, and
 /// spawns again.
 macro_rules! failing_batch {
-    ($Cx:ident, $len:expr, $fail:expr, $bomb:expr) => {{
+    // `keep`, when given, filters the bundles: an iterator of unknown
+    // length, collected first, then stored bundle by bundle.
+    ($Cx:ident, $len:expr, $fail:expr, $bomb:expr $(, $keep:expr)?) => {{
         let (len, fail, bomb): (u32, u32, Option<u32>) = ($len, $fail, $bomb);
         let ledger = Ledger::default();
         let mut cx = $Cx::new();
@@ -121,6 +123,7 @@ macro_rules! failing_batch {
             }
             bundle(i, Some(i) == bomb, &l)
         });
+        $(let bundles = bundles.filter($keep);)?
         let r = catch_unwind(AssertUnwindSafe(|| {
             cx.step(|p| p.spawn_batch(bundles).map(|s| s.count()))
         }));
@@ -189,13 +192,35 @@ fn growing_a_panicking_drop_during_the_cleanup_stops_no_other_drop() {
 }
 
 #[test]
+fn unknown_length_a_panic_midway_drops_every_value_given_once() {
+    // (Without a panicking drop: one while the collected bundles are
+    // dropped during the iterator's unwinding aborts, in `Vec`'s drop.)
+    failing_batch!(Fixed, 5, 3, None, |_: &Full| true);
+    failing_batch!(Growing, 6, 4, None, |_: &Full| true);
+}
+
+#[test]
 fn a_full_batch_holds_every_value_and_drops_each_once() {
+    full_batch(false);
+}
+
+/// As above, through an iterator of unknown length (`filter`): collected,
+/// then stored bundle by bundle.
+#[test]
+fn a_full_batch_of_unknown_length_holds_every_value_and_drops_each_once() {
+    full_batch(true);
+}
+
+fn full_batch(unknown_length: bool) {
     let ledger = Ledger::default();
     let mut cx = Fixed::new();
     let es: Vec<Entity> = cx.step(|p| {
-        p.spawn_batch((0..12).map(|i| bundle(i, false, &ledger)))
-            .unwrap()
-            .collect()
+        let bundles = (0..12).map(|i| bundle(i, false, &ledger));
+        if unknown_length {
+            p.spawn_batch(bundles.filter(|_| true)).unwrap().collect()
+        } else {
+            p.spawn_batch(bundles).unwrap().collect()
+        }
     });
     assert_eq!(cx.len(), 12);
     assert!(dropped(&ledger).is_empty());

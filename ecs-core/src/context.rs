@@ -2,6 +2,7 @@
 
 use crate::bitset::ComponentSet;
 use crate::decl::{Component, ContextDecl, SystemOf};
+use crate::drop_apart::DropApart;
 use crate::entity::{Entities, Entity, EntityId, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
@@ -89,8 +90,8 @@ use core::sync::atomic::AtomicBool;
 /// ```
 pub struct Context<Cx: ContextDecl> {
     pub(crate) entities: Entities<Cx::Bits>,
-    pub(crate) storages: Cx::Storages,
-    pub(crate) systems: Cx::Systems,
+    pub(crate) storages: DropApart<Cx::Storages>,
+    pub(crate) systems: DropApart<Cx::Systems>,
     pub(crate) resources: Cx::Resources,
     pub(crate) subscriptions: Subscriptions,
     /// The entities' names, from the first entity named on (`names.rs`).
@@ -189,8 +190,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
         Self {
             entities,
-            storages: Cx::new_storages(settings.entities),
-            systems: Cx::new_systems(states),
+            storages: DropApart::new(Cx::new_storages(settings.entities)),
+            systems: DropApart::new(Cx::new_systems(states)),
             resources: Cx::new_resources(resources),
             subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
             names: None,

@@ -512,7 +512,11 @@ impl<S> Checked<S> {
 /// that the generated code asks nothing of the storage type itself: that
 /// impl already checked it (a component that is not thread-safe fails there,
 /// once, as [`ComponentBounds`]).
-#[inline]
+///
+/// Not inlined: the storages struct's constructor is then one call per
+/// storage, not every storage's constructor in one function, which LLVM
+/// optimised in time growing faster than the declaration.
+#[inline(never)]
 pub fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Checked<C::Column> {
     Checked::new(<C::Column as Storage>::new(limit))
 }
@@ -560,8 +564,9 @@ group_of!(A, B, C, D, E, F);
 group_of!(A, B, C, D, E, F, G);
 group_of!(A, B, C, D, E, F, G, H);
 
-/// The storage of a group of components of `Cx`.
-#[inline]
+/// The storage of a group of components of `Cx` (not inlined, as
+/// [`new_column`]).
+#[inline(never)]
 pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked<Grouped<G>> {
     // `Grouped<G>` is `Send + Sync` for every `G`: each member value it will
     // hold is `Send + Sync` (`GroupOf`'s contract), as its `Send` impl needs.

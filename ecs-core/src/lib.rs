@@ -34,6 +34,7 @@ mod column_query;
 mod column_system;
 mod context;
 mod decl;
+mod drop_apart;
 mod entity;
 mod error;
 mod events;

@@ -116,6 +116,14 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     /// instructions per step staged, see `benches/peers/gaps.md`).
     #[doc(hidden)]
     const READS: usize;
+    /// Whether some element's column keeps its values side by side
+    /// (`Column::LINEAR`): only then does a walk gain from its entities
+    /// being one run of ids. A walk of a query that reads no such column
+    /// fetches each entity by its id, run or not, and is compiled as one
+    /// loop instead of two (the same work per entity: each value is found
+    /// through its column's fetch state either way).
+    #[doc(hidden)]
+    const LINEAR: bool = true;
     /// What a walk over a run of consecutive ids keeps: each column's
     /// address of the run's first value when the column is linear.
     #[doc(hidden)]
@@ -217,6 +225,7 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     const STAGED: usize = 0;
     const WITH_ID: bool = false;
     const READS: usize = 1;
+    const LINEAR: bool = <C::Column as Column>::LINEAR;
     type Run = Place<C::Column>;
     #[inline(always)]
     unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
@@ -264,6 +273,7 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
     const STAGED: usize = Staged::<C::Column>::STAGES as usize;
     const WITH_ID: bool = false;
     const READS: usize = 0;
+    const LINEAR: bool = <C::Column as Column>::LINEAR;
     type Run = Place<C::Column>;
     #[inline(always)]
     unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
@@ -307,6 +317,7 @@ unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for EntityId {
     const STAGED: usize = 0;
     const WITH_ID: bool = true;
     const READS: usize = 0;
+    const LINEAR: bool = false;
     type Run = EntityId;
     #[inline(always)]
     unsafe fn run((): (), start: EntityId) -> EntityId {
@@ -356,6 +367,7 @@ macro_rules! tuple_query {
             const STAGED: usize = 0 $(+ $Q::STAGED)+;
             const WITH_ID: bool = false $(|| $Q::WITH_ID)+;
             const READS: usize = 0 $(+ $Q::READS)+;
+            const LINEAR: bool = false $(|| $Q::LINEAR)+;
             type Run = ($($Q::Run,)+);
             #[inline(always)]
             #[allow(non_snake_case, reason = "the fetch states are named after their query types")]

@@ -383,10 +383,19 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // the run's first value (one address per column for the whole walk,
         // not one per block or entity), and the loop can be vectorised.
         // Only for a subtask with entities: `start` must be one of them.
-        let run = run.filter(|_| !ids.is_empty());
-        // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
-        // above.
-        let place = run.map(|start| unsafe { Q::run(fetch, EntityId(start)) });
+        // (An `if`, not `Option::filter`: a closure here would make one
+        // `filter` per walk.) Only for a query that reads a linear column:
+        // for the others, a run is walked as any list of ids, and the
+        // compiler drops the run's loop (a constant condition).
+        let run = if !Q::LINEAR || ids.is_empty() { None } else { run };
+        // (A `match`, not `Option::map`, for the same reason.)
+        #[allow(clippy::manual_map, reason = "a closure would make one `Option::map` per walk")]
+        let place = match run {
+            // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty);
+            // see above.
+            Some(start) => Some(unsafe { Q::run(fetch, EntityId(start)) }),
+            None => None,
+        };
         // Blocks first, when asked for and the ids are one run, so that the
         // compiler may vectorise `f` across a block (see `block`): the
         // first `full` entities go in blocks, the rest one by one below.
@@ -413,17 +422,21 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             done = blocks * BLOCK;
         }
         // Several runs, as `layout: archetypes` leaves a system over several
-        // sets: each run is walked as one (see `walk_runs`).
-        if Self::RUNS && place.is_none() && view.set.is_ascending() {
+        // sets: each run is walked as one (see `walk_runs`). Only for a
+        // query that reads a linear column, as for one run above.
+        if Self::RUNS && Q::LINEAR && place.is_none() && view.set.is_ascending() {
             done = walk_runs::<Cx, S, Q, BLOCKS>(view, ids, fetch, &mut f);
         }
-        for (k, &listed) in ids.iter().enumerate().skip(done) {
+        // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+        // code was inlined into every walk before LLVM saw it.
+        for k in done..ids.len() {
             let item = match &place {
                 // SAFETY: `start + k` is `ids[k]`, and the ids before it are
                 // the subtask's too (run invariant); see above.
                 Some(place) => unsafe { Q::run_item(place, k) },
-                // SAFETY: `listed` is one of the subtask's ids; see above.
-                None => unsafe { Q::fetch(fetch, listed) },
+                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                // subtask's ids; see above.
+                None => unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) },
             };
             f(view, item);
         }

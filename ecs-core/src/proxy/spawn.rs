@@ -677,12 +677,31 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         let bundles = bundles.into_iter();
         match bundles.size_hint() {
             (low, Some(high)) if low == high => self.spawn_counted(bundles, low),
-            _ => {
-                let bundles: Vec<B> = bundles.collect();
-                let n = bundles.len();
-                self.spawn_counted(bundles.into_iter(), n)
-            }
+            _ => self.spawn_collected(bundles.collect()),
         }
+    }
+
+    /// [`spawn_batch`](Self::spawn_batch) of bundles collected first (from
+    /// an iterator that does not tell its length), each stored by
+    /// `Bundle::store`: not through `spawn_counted`, whose second copy per
+    /// call site (for `vec::IntoIter`, besides the caller's iterator) was
+    /// about 500 lines of IR for a path that iterators of known length never
+    /// take.
+    fn spawn_collected<B: Bundle<Cx>>(&mut self, bundles: Vec<B>) -> Result<Spawned, ContextFull> {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        let ids = self.batch_ids(bundles.len())?;
+        // A panic (of a storage: built-in ones only fail to allocate, which
+        // aborts) leaves no value behind: `unstore` removes those of the ids
+        // stored so far, the one being stored included.
+        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, B::bits(), ids.start..ids.start);
+        // `batch_ids` checked the room for every bundle: `ids` is as long
+        // as `bundles`.
+        for (id, bundle) in ids.clone().zip(bundles) {
+            unstore.ids.end = id + 1;
+            bundle.store(unstore.storages, EntityId(id as u32));
+        }
+        unstore.disarm();
+        Ok(self.record_batch(ids.len(), &B::bits()))
     }
 
     /// Creates `n` entities, each holding a copy of `bundle` (clones of it,
