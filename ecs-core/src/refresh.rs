@@ -6,7 +6,7 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::ContextDecl;
-use crate::events::{EventSink, NoEvents};
+use crate::events::EventSink;
 use crate::layout::Layout;
 use crate::proxy::{Defer, Step};
 
@@ -36,11 +36,11 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// component value, and no system any entity. For `restore`.
     #[cfg(feature = "serde")]
     pub(crate) fn clear_all(&mut self) {
-        self.refresh_with(&mut NoEvents, false);
+        self.refresh_with(&mut crate::events::NoEvents, false);
         for id in 0..self.entities.id_bound() {
             self.entities.kill_id(crate::entity::EntityId::from_bits(id as u32));
         }
-        self.refresh_with(&mut NoEvents, false);
+        self.refresh_with(&mut crate::events::NoEvents, false);
     }
 
     /// Deferred functions, kills, reclamation, matching; then event
