@@ -678,6 +678,8 @@ impl<B: ComponentSet> Entities<B> {
         if self.order_mask.contains(bit) {
             self.order.changed(id.0);
         }
+        // Here, not only in `free_slot`: the value is dropped next, and a
+        // panicking drop ends the reclamation before `free_slot` runs.
         self.changed();
         self.bits[id.index()].remove(bit);
     }
