@@ -688,6 +688,15 @@ impl<B: ComponentSet> Entities<B> {
     /// longer holds) component `bit`, and queues it for matching.
     #[inline]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
+        self.set_unmatched_bit((slot, id), bit, present);
+        self.mark_dirty(slot);
+    }
+
+    /// [`set_bit`](Self::set_bit) without queuing the entity for matching:
+    /// for a component that no system's signature names, whose presence
+    /// cannot change which systems process the entity.
+    #[inline]
+    pub(crate) fn set_unmatched_bit(&mut self, (_slot, id): (u32, EntityId), bit: usize, present: bool) {
         if self.order_mask.contains(bit) {
             self.moved = true;
             self.order.changed(id.0);
@@ -699,7 +708,6 @@ impl<B: ComponentSet> Entities<B> {
         } else {
             bits.remove(bit);
         }
-        self.mark_dirty(slot);
     }
 
     /// Queues for matching a change of component `bit` on any number of
