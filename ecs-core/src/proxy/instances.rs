@@ -2,8 +2,8 @@
 //! proxy (through [`Defer`]) and deferred from systems (through [`View`]).
 
 use crate::decl::{Component, ContextDecl, SystemOf};
-use crate::entity::{Entity, EntityId};
 use crate::error::NoSuchEntity;
+use crate::handle::{Entity, EntityId};
 use crate::many::{InstanceKey, Many};
 use crate::proxy::{Defer, View};
 

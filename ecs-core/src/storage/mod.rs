@@ -35,8 +35,8 @@ pub use hash_map::HashMapStorage;
 pub use sparse_set::SparseSetStorage;
 pub use tag::Tag;
 
-use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::ops::Range;
 use core::ptr::NonNull;
 
