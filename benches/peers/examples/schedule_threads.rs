@@ -1,0 +1,238 @@
+//! Where `schedule`'s systems run on two threads (BENCHMARKS.md, "Where the
+//! gaps come from"): the table's ecs context with two threads, and the
+//! best-effort version's caller and helper, run `ITERATIONS` steps; prints
+//! how many times each system ran on the caller's thread and the mean step
+//! time (under load, only a hint). For `perf stat -e
+//! context-switches,cpu-migrations` and `strace -f -c`, which count what the
+//! two versions ask of the kernel per step.
+//!
+//! ```sh
+//! cargo build --release --manifest-path benches/peers/Cargo.toml --example schedule_threads
+//! perf stat -e context-switches,cpu-migrations benches/peers/target/release/examples/schedule_threads ecs 100000
+//! ```
+
+use ecs::{Data, System};
+use std::cell::Cell;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Instant;
+
+const N: usize = 10_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct A(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct B(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct C(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct D(pub f32);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct E(pub f32);
+
+thread_local! {
+    static CALLER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs of each system (`ab`, `cd`, `ce`) on the caller's thread.
+static ON_CALLER: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+
+fn count(system: usize) {
+    if CALLER.with(Cell::get) {
+        ON_CALLER[system].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
+pub struct SwapAb;
+#[derive(Default)]
+pub struct SwapCd;
+#[derive(Default)]
+pub struct SwapCe;
+
+ecs::declare_context! {
+    pub context Sched {
+        settings { entities: fixed(40_000), threads: 2 }
+        components { A, B, C, D, E: contiguous; }
+        systems {
+            ab: SwapAb { write: [A, B], parallelism: none }
+            cd: SwapCd { write: [C, D] }
+            ce: SwapCe { write: [C, E], after: [cd] }
+        }
+    }
+}
+
+impl System<Sched> for SwapAb {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        count(0);
+        data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+    }
+}
+
+impl System<Sched> for SwapCd {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        count(1);
+        data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
+    }
+}
+
+impl System<Sched> for SwapCe {
+    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+        count(2);
+        data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
+    }
+}
+
+fn ecs_steps(iterations: usize) {
+    let mut world = Sched::new();
+    world.step(|p| {
+        for _ in 0..N {
+            p.spawn((A(0.0), B(1.0))).expect("room");
+        }
+        for _ in 0..N {
+            p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
+        }
+        for _ in 0..N {
+            p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
+        }
+        for _ in 0..N {
+            p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
+        }
+    });
+    world.step(|p| p.run_all(&()));
+    reset();
+    let start = Instant::now();
+    for _ in 0..iterations {
+        world.step(|p| p.run_all(&()));
+    }
+    report(start, iterations);
+}
+
+fn reset() {
+    for c in &ON_CALLER {
+        c.store(0, Ordering::Relaxed);
+    }
+}
+
+fn report(start: Instant, iterations: usize) {
+    let per_step = start.elapsed().as_secs_f64() * 1e6 / iterations as f64;
+    let [ab, cd, ce] = ON_CALLER.each_ref().map(|c| c.load(Ordering::Relaxed));
+    println!("{iterations} steps, {per_step:.2} us per step (under load); on the caller: ab {ab}, cd {cd}, ce {ce}");
+}
+
+/// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
+struct Shared {
+    cde: Mutex<[Vec<f32>; 4]>,
+    asked: AtomicU64,
+    claimed: AtomicU64,
+    done: AtomicU64,
+    quit: AtomicBool,
+}
+
+fn swap_columns(x: &mut [f32], y: &mut [f32]) {
+    for (x, y) in x.iter_mut().zip(y) {
+        core::mem::swap(x, y);
+    }
+}
+
+impl Shared {
+    fn try_run(&self, step: u64) {
+        if self
+            .claimed
+            .compare_exchange(step - 1, step, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            count(1);
+            count(2);
+            {
+                let mut g = self.cde.lock().unwrap_or_else(|e| e.into_inner());
+                let [c, d, c2, e] = &mut *g;
+                swap_columns(c, d);
+                swap_columns(c2, e);
+            }
+            self.done.store(step, Ordering::Release);
+        }
+    }
+}
+
+fn wait_until(ready: impl Fn() -> bool, park: bool) {
+    let mut idle = 0;
+    while !ready() {
+        if idle < 64 {
+            core::hint::spin_loop();
+        } else if idle < 256 || !park {
+            thread::yield_now();
+        } else {
+            thread::park();
+        }
+        idle += 1;
+    }
+}
+
+fn best_steps(iterations: usize) {
+    let col = |x: f32| vec![x; N];
+    let shared = Arc::new(Shared {
+        cde: Mutex::new([col(2.0), col(3.0), col(2.0), col(4.0)]),
+        asked: AtomicU64::new(0),
+        claimed: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        quit: AtomicBool::new(false),
+    });
+    let helper = {
+        let shared = shared.clone();
+        thread::spawn(move || loop {
+            let seen = shared.claimed.load(Ordering::Acquire);
+            wait_until(
+                || shared.asked.load(Ordering::Acquire) > seen || shared.quit.load(Ordering::Acquire),
+                true,
+            );
+            if shared.quit.load(Ordering::Acquire) {
+                return;
+            }
+            shared.try_run(seen + 1);
+        })
+    };
+    let mut ab: [[Vec<f32>; 2]; 4] = core::array::from_fn(|_| [col(0.0), col(1.0)]);
+    let mut step = |shared: &Shared| {
+        let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
+        helper.thread().unpark();
+        count(0);
+        for [a, b] in &mut ab {
+            swap_columns(a, b);
+        }
+        shared.try_run(n);
+        wait_until(|| shared.done.load(Ordering::Acquire) >= n, false);
+    };
+    step(&shared);
+    reset();
+    let start = Instant::now();
+    for _ in 0..iterations {
+        step(&shared);
+    }
+    report(start, iterations);
+    black_box(&ab);
+    shared.quit.store(true, Ordering::Release);
+    helper.thread().unpark();
+    let _ = helper.join();
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: schedule_threads ecs|best ITERATIONS";
+    let Some(version) = args.get(1) else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let iterations: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    CALLER.with(|c| c.set(true));
+    match version.as_str() {
+        "ecs" => ecs_steps(iterations),
+        "best" => best_steps(iterations),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}
