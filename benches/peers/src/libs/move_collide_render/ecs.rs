@@ -23,10 +23,10 @@ pub struct Render;
 #[derive(Default)]
 pub struct RenderEach;
 
-/// A context `$scene` running Move, Collision and `$render` (declared with
-/// `$kind`), and the benchmark `$frame` over it.
+/// A context `$scene` running Move, Collision and `$render` (with the
+/// optional `$key: $value` setting), and the benchmark `$frame` over it.
 macro_rules! scene {
-    ($scene:ident, $frame:ident, $render:ident { $($kind:tt)* }) => {
+    ($scene:ident, $frame:ident, $render:ident $(, $key:ident: $value:ident)?) => {
         ::ecs::declare_context! {
             pub context $scene {
                 settings { entities: fixed(65_535), threads: 1 }
@@ -34,7 +34,7 @@ macro_rules! scene {
                 systems {
                     movement: Move { read: [Vel2], write: [Pos2] }
                     collision: Collide { read: [Pos2, Extent], after: [movement], output: u32 }
-                    render: $render { $($kind)* read: [Pos2], after: [collision], output: u64 }
+                    render: $render { $($key: $value,)? read: [Pos2], after: [collision], output: u64 }
                 }
             }
         }
@@ -85,8 +85,8 @@ macro_rules! scene {
     };
 }
 
-scene!(Scene, Frame, Render { kind: columns });
-scene!(SceneEach, FrameEach, RenderEach {});
+scene!(Scene, Frame, Render, kind: columns);
+scene!(SceneEach, FrameEach, RenderEach);
 
 impl ColumnSystem<Scene> for Render {
     fn process(&self, columns: &mut Columns<'_, Scene, Self>, _: &()) {
