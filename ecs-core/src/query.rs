@@ -9,7 +9,7 @@
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::block::{Place, Staged};
 use crate::decl::{Component, ContextDecl};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::storage::Column;
 
 /// The access of one query element: component index and whether mutable.

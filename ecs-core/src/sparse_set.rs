@@ -13,7 +13,7 @@
 //! walk their columns forwards, however many of them died.
 
 use crate::bitset::ComponentSet;
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 
 const ABSENT: u32 = u32::MAX;
 

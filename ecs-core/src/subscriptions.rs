@@ -11,7 +11,8 @@
 
 use crate::bitset::ComponentSet;
 use crate::decl::ContextDecl;
-use crate::entity::{Entities, EntityId};
+use crate::entity::Entities;
+use crate::handle::EntityId;
 use crate::sparse_set::{Diff, SparseSet};
 
 /// The owner of each system's subscriber set.

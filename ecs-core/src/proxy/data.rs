@@ -5,13 +5,13 @@ use crate::bitset::ComponentSet;
 use crate::block::BLOCK;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
-use crate::entity::{Entity, EntityId};
+use crate::handle::{Entity, EntityId};
+use crate::pending::Pending;
 use crate::proxy::Defer;
 use crate::query::{is_valid, Query, SharedQuery};
 use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
-use crate::system::Pending;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 

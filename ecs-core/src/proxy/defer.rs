@@ -4,8 +4,8 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::entity::{Entity, EntityId};
 use crate::error::{ContextFull, NoSuchEntity};
+use crate::handle::{Entity, EntityId};
 use crate::resource::Resource;
 use crate::storage::Column;
 

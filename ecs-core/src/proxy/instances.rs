@@ -3,8 +3,8 @@
 //! [`View`]), and walked one by one in systems ([`Data::for_each_instance`]).
 
 use crate::decl::{Component, ContextDecl, SystemOf};
-use crate::entity::{Entity, EntityId};
 use crate::error::NoSuchEntity;
+use crate::handle::{Entity, EntityId};
 use crate::many::{InstanceKey, Many};
 use crate::many_query::InstanceQuery;
 use crate::proxy::data::{ValidQuery, View};

@@ -37,8 +37,8 @@ pub use many::{ManyColumn, ManyFetch, ManyMut, ManyRef};
 pub use sparse_set::SparseSetStorage;
 pub use tag::Tag;
 
-use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::ops::Range;
 use core::ptr::NonNull;
 
