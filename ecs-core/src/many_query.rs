@@ -4,7 +4,7 @@
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::decl::{Component, ContextDecl};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::many::Many;
 use crate::query::{Access, Query, SharedQuery};
 use crate::storage::{Column, ManyColumn, ManyFetch, ManyMut, ManyRef, Storage};

@@ -11,8 +11,8 @@
 
 use super::drops::drop_each;
 use super::{Column, Contiguous, Storage};
-use crate::decl::ComponentBounds;
-use crate::entity::EntityId;
+use crate::bounds::ComponentBounds;
+use crate::handle::EntityId;
 use crate::error::EntityLimit;
 use crate::many::{InstanceKey, Many};
 use core::cell::UnsafeCell;
