@@ -52,7 +52,7 @@ pub struct Instances<T>(PhantomData<fn() -> T>);
 ///
 /// ```
 /// use ecs::{Data, InstancesMut, Many, System};
-/// #[derive(Debug, PartialEq)]
+/// #[derive(Clone, Debug, PartialEq)]
 /// pub struct Emitter(pub u32);
 /// #[derive(Default)]
 /// pub struct Grow;

@@ -73,7 +73,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// join the others.
     ///
     /// ```
-    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub &'static str);
+    /// # #[derive(Clone, Debug, PartialEq)] pub struct Emitter(pub &'static str);
     /// ecs::declare_context! {
     ///     pub context World {
     ///         settings { entities: fixed(16), threads: 1 }
@@ -205,7 +205,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// # Examples
     /// ```
     /// use ecs::{Data, Many, System};
-    /// #[derive(Debug, PartialEq)]
+    /// #[derive(Clone, Debug, PartialEq)]
     /// pub struct Emitter(pub f32);
     /// pub struct Pos(pub f32);
     /// #[derive(Default)]

@@ -12,8 +12,8 @@
 use super::drops::drop_each;
 use super::{Column, Contiguous, Storage};
 use crate::bounds::ComponentBounds;
-use crate::handle::EntityId;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use crate::many::{InstanceKey, Many};
 use core::cell::UnsafeCell;
 use core::num::NonZeroU64;
@@ -317,11 +317,12 @@ impl<T, K: Column<Item = Many<T>>> ManyFetch<T, K> {
                 // SAFETY: the 8 ids `at..at + 8` are ids of `ids` (one run),
                 // so their bytes exist and are the caller's to read; an
                 // unaligned read of the 8 bytes, which are plain `u8`s.
-                let bits = unsafe { more.add(at).cast::<u64>().read_unaligned() };
-                if bits != 0 {
-                    for j in 0..8 {
-                        visit(EntityId((at + j) as u32));
-                    }
+                let mut bits = unsafe { more.add(at).cast::<u64>().read_unaligned() };
+                // Only the ids whose byte is set (a byte is 0 or 1).
+                while bits != 0 {
+                    let j = (bits.trailing_zeros() / 8) as usize;
+                    visit(EntityId((at + j) as u32));
+                    bits &= bits - 1;
                 }
             }
             for &id in &ids[blocks * 8..] {
@@ -654,8 +655,15 @@ impl<'a, T> ManyMut<'a, T> {
     }
 
     /// The instances, mutably, in order.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
-        core::iter::once(&mut *self.first).chain(self.side.rest_mut())
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        // The side slot is read only when the `more` byte says it holds
+        // instances: a walk over entities of one instance touches no slot.
+        let rest = if *self.more != 0 { self.side.rest_mut() } else { &mut [] };
+        IterMut {
+            first: Some(&mut *self.first),
+            rest: rest.iter_mut(),
+        }
     }
 
     /// The key of the instance at `index`, if there is one.
@@ -761,6 +769,33 @@ impl<'a, T> ManyMut<'a, T> {
         Some(value)
     }
 }
+
+/// The instances of a [`ManyMut`], mutably, in order (its
+/// [`iter_mut`](ManyMut::iter_mut)).
+pub struct IterMut<'a, T> {
+    first: Option<&'a mut T>,
+    rest: core::slice::IterMut<'a, T>,
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = &'a mut T;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut T> {
+        match self.first.take() {
+            Some(first) => Some(first),
+            None => self.rest.next(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::from(self.first.is_some()) + self.rest.len();
+        (n, Some(n))
+    }
+}
+
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
 
 impl<T: core::fmt::Debug> core::fmt::Debug for ManyMut<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

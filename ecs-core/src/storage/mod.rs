@@ -33,7 +33,7 @@ mod tag;
 pub use contiguous::Contiguous;
 pub use grouped::{Group, GroupColumn, Grouped, Member};
 pub use hash_map::HashMapStorage;
-pub use many::{ManyColumn, ManyFetch, ManyMut, ManyRef};
+pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};
 pub use sparse_set::SparseSetStorage;
 pub use tag::Tag;
 
