@@ -180,7 +180,42 @@ where
 ///
 /// # Safety
 /// `First` borrows `Many<T>` as the item does (shared for `&T`, mutably
-/// for `&mut T`); `MUT` says which, and `column` is `Many<T>`'s column.
+/// for `&mut T`); `MUT` says which, and `fetch` is `Many<T>`'s column's.
+///
+/// ```
+/// use ecs::traits::{InstanceQuery, SystemOf};
+/// use ecs::{Data, Many, System};
+/// # pub struct Emitter(pub u32);
+/// # #[derive(Default)]
+/// # pub struct Count;
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Emitter: many; }
+/// #         systems { count: Count { read: [Emitter], output: usize } }
+/// #     }
+/// # }
+///
+/// /// How many instances `I` walks, in any context.
+/// fn instances<Cx: ecs::traits::ContextDecl, S: SystemOf<Cx>, I: InstanceQuery<Cx, S>>(data: &mut Data<'_, Cx, S>) -> usize {
+///     let mut n = 0;
+///     data.for_each_instance::<I, ()>(|_, ()| n += 1);
+///     n
+/// }
+///
+/// impl System<World> for Count {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         *data.output() = instances::<_, _, &Emitter>(data);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.spawn((Many::new(Emitter(0)),)).unwrap();
+///     p.add_instance(e, Emitter(1)).unwrap();
+///     p.run_all(&());
+/// });
+/// assert_eq!(world.outputs::<Count>(), [2]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an instance of a `many` component system `{S}` can walk",
     note = "the instance is `&T` or `&mut T` for a component declared `T: many`, named `Many<T>` in the system's `read` or `write` list"

@@ -15,6 +15,31 @@ use crate::storage::{Column, ManyColumn, ManyMut, ManyRef, Storage};
 /// A component declared `many` in context `Cx`: the instance type `T` of
 /// `T: many;` (whose component is `Many<T>`). Implemented for every such
 /// type; the step proxy's instance methods ask for it.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, ManyComponent};
+/// use ecs::{Defer, Entity};
+/// # #[derive(Clone)] pub struct Emitter(pub u32);
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Emitter: many; }
+/// #         systems {}
+/// #     }
+/// # }
+///
+/// /// How many instances of `T` the entity holds, in any context.
+/// fn count<Cx: ContextDecl, T: ManyComponent<Cx>>(p: &Defer<'_, Cx>, e: Entity) -> usize {
+///     p.instances::<T>(e).map_or(0, |all| all.len())
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.create().unwrap();
+///     assert_eq!(count::<_, Emitter>(p, e), 0);
+///     p.add_instance(e, Emitter(1)).unwrap();
+///     assert_eq!(count::<_, Emitter>(p, e), 1);
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a component declared `many` in context `{Cx}`",
     note = "declare `{Self}: many;` in the `components` block of `{Cx}`'s `declare_context!`"

@@ -43,6 +43,23 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// - the keys of an id's instances are distinct, each at most
 ///   `side[id].last_key`, which never decreases while the id's entity
 ///   lives (it moves with the entity when ids are packed or swapped).
+///
+/// ```
+/// use ecs::storage::{Column, ManyColumn, Storage};
+/// use ecs::{EntityId, EntityLimit, Many};
+///
+/// let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(8));
+/// let id = EntityId::from_bits(3);
+/// column.insert(id, Many::new("smoke"));
+/// let sparks = column.instances_mut(id).unwrap().push("sparks");
+/// let all = column.instances(id).unwrap();
+/// assert_eq!(all.to_vec(), ["smoke", "sparks"]);
+/// assert_eq!(all.get_by_key(sparks), Some(&"sparks"));
+/// // As a column, the value of an id is its first instance; removing it
+/// // removes them all.
+/// assert_eq!(column.remove(id), Some(Many::new("smoke")));
+/// assert!(column.instances(id).is_none());
+/// ```
 pub struct ManyColumn<T, K = Contiguous<Many<T>>> {
     first: K,
     more: Vec<UnsafeCell<u8>>,
@@ -204,6 +221,7 @@ impl<T, K: Column<Item = Many<T>>> ManyColumn<T, K> {
 }
 
 /// A walk's state over a [`ManyColumn`] (see `many_fetch`).
+#[doc(hidden)]
 pub struct ManyFetch<T, K: Column> {
     pub(crate) first: K::Fetch,
     more: NonNull<u8>,
@@ -497,6 +515,27 @@ impl<T, K> Drop for ManyColumn<T, K> {
 /// the others in the order they were added. Handed out by the
 /// [`Instances`](crate::Instances) query and
 /// [`Defer::instances`](crate::Defer::instances).
+///
+/// ```
+/// # #[derive(Clone, Debug, PartialEq)] pub struct Emitter(pub u8);
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Emitter: many; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.create().unwrap();
+///     let a = p.add_instance(e, Emitter(1)).unwrap();
+///     let b = p.add_instance(e, Emitter(2)).unwrap();
+///     let all = p.instances::<Emitter>(e).unwrap();
+///     assert_eq!((all.len(), all.first(), all.get(1)), (2, &Emitter(1), Some(&Emitter(2))));
+///     assert_eq!(all.keys().collect::<Vec<_>>(), [a, b]);
+///     assert_eq!(all.index_of(b), Some(1));
+/// });
+/// ```
 pub struct ManyRef<'a, T> {
     first: &'a T,
     side: &'a Side<T>,
@@ -601,6 +640,32 @@ impl<T: core::fmt::Debug> core::fmt::Debug for ManyRef<'_, T> {
 /// component holds an instance, so the systems it matches stay the same
 /// during a run): take that one with
 /// [`Defer::remove_instance`](crate::Defer::remove_instance).
+///
+/// ```
+/// # #[derive(Clone, Debug, PartialEq)] pub struct Emitter(pub u8);
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Emitter: many; }
+///         systems {}
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.spawn((ecs::Many::new(Emitter(1)),)).unwrap();
+///     let mut all = p.instances_mut::<Emitter>(e).unwrap();
+///     let two = all.push(Emitter(2));
+///     let three = all.push(Emitter(3));
+///     for em in all.iter_mut() {
+///         em.0 *= 10;
+///     }
+///     let first = all.key(0).unwrap();
+///     assert_eq!(all.swap_remove(first), Some(Emitter(10)));
+///     assert_eq!(all.index_of(three), Some(0), "the last took the first place");
+///     assert_eq!(all.remove(three), Some(Emitter(30)));
+///     assert_eq!(all.remove(two), None, "the last instance stays");
+/// });
+/// ```
 pub struct ManyMut<'a, T> {
     first: &'a mut T,
     side: &'a mut Side<T>,
@@ -772,6 +837,25 @@ impl<'a, T> ManyMut<'a, T> {
 
 /// The instances of a [`ManyMut`], mutably, in order (its
 /// [`iter_mut`](ManyMut::iter_mut)).
+///
+/// ```
+/// # pub struct Emitter(pub u8);
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Emitter: many; }
+/// #         systems {}
+/// #     }
+/// # }
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.spawn((ecs::Many::new(Emitter(1)),)).unwrap();
+///     p.add_instance(e, Emitter(2)).unwrap();
+///     let mut all = p.instances_mut::<Emitter>(e).unwrap();
+///     let iter = all.iter_mut();
+///     assert_eq!(iter.len(), 2);
+///     assert_eq!(iter.map(|em| em.0).sum::<u8>(), 3);
+/// });
+/// ```
 pub struct IterMut<'a, T> {
     first: Option<&'a mut T>,
     rest: core::slice::IterMut<'a, T>,

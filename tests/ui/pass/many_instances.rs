@@ -43,7 +43,8 @@ impl System<World> for Emit {
         data.for_each_instance::<&mut Emitter, &Position>(|e, _| e.particles += 10);
         // Rubble settles: one more burst on entities that hold some.
         data.for_each::<InstancesMut<Emitter>>(|mut emitters| {
-            if let Some(i) = emitters.iter().position(|e| e.kind == "rubble") {
+            let rubble = emitters.iter().position(|e| e.kind == "rubble");
+            if let Some(i) = rubble {
                 emitters.get_mut(i).unwrap().particles += 1;
             }
         });
