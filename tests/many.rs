@@ -244,7 +244,7 @@ where
     });
     let first = ctx.step(|p| p.instances::<Emitter>(e).unwrap().key(0).unwrap());
     // Removed and added again, in another step: the counter goes on.
-    ctx.step(|p| drop(p.remove::<Many<Emitter>>(e)));
+    ctx.step(|p| assert!(p.remove::<Many<Emitter>>(e).is_some()));
     let fresh = ctx.step(|p| {
         let k = p.add_instance(e, em(50)).unwrap();
         (0..2)
@@ -506,7 +506,7 @@ mod panicking_drops {
                     pub context Ctx {
                         settings { entities: dynamic(4), inner_parallelism: allow, threads: $threads }
                         components { Bomb: $($storage)+; Pos: contiguous; }
-                        systems { arm: Arm { read: [Pos], write: [Bomb], parallelism: split_every(3) } }
+                        systems { arm: Arm { read: [Pos], write: [Many<Bomb>], parallelism: split_every(3) } }
                     }
                 }
 
