@@ -106,7 +106,10 @@ impl InstanceKey {
 /// [Emitter]` names it too).
 ///
 /// It is opaque: a query `&Many<T>` would see only the first instance, so
-/// it offers nothing to read. Systems read an entity's instances through
+/// it offers nothing to read. (Assigning a `Many<T>` through `&mut
+/// Many<T>`, as `get_mut` or a `&mut Many<T>` query allow, sets the value
+/// of the entity's first instance, which keeps its key, as writing through
+/// [`Defer::instance_mut`](crate::Defer::instance_mut) does.) Systems read an entity's instances through
 /// [`Instances<T>`](crate::Instances) and
 /// [`InstancesMut<T>`](crate::InstancesMut), or each instance through
 /// [`Data::for_each_instance`](crate::Data::for_each_instance); the step
