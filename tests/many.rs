@@ -129,6 +129,28 @@ many_case!(sparse_set_dynamic, dynamic(2), many(sparse_set));
 many_case!(hash_map_fixed, fixed(64), many(hash_map));
 many_case!(hash_map_dynamic, dynamic(2), many(hash_map));
 
+/// The step proxy's queries reach every instance through the views.
+#[test]
+fn step_proxy_queries_see_every_instance() {
+    let mut ctx = contiguous_fixed::Ctx::new();
+    ctx.step(|p| {
+        let a = p.spawn((Many::new(em(1)), Pos(1))).unwrap();
+        p.add_instance(a, em(2)).unwrap();
+        p.spawn((Many::new(em(3)), Pos(2))).unwrap();
+        p.for_each::<(InstancesMut<Emitter>, &Pos)>(|(mut set, pos)| {
+            for e in set.iter_mut() {
+                e.emitted += pos.0;
+            }
+        });
+        let mut seen: Vec<(u32, u32)> = p
+            .query::<Instances<Emitter>>()
+            .flat_map(|(_, set)| set.iter().map(|e| (e.kind, e.emitted)).collect::<Vec<_>>())
+            .collect();
+        seen.sort_unstable();
+        assert_eq!(seen, [(1, 1), (2, 1), (3, 2)]);
+    });
+}
+
 /// What every test context provides.
 pub trait Case: ecs::traits::ContextDecl + ecs::traits::Dispatch<()> {}
 impl<Cx: ecs::traits::ContextDecl + ecs::traits::Dispatch<()>> Case for Cx {}
