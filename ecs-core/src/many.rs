@@ -85,6 +85,29 @@ use core::num::NonZeroU64;
 /// [`Defer::add_instance`](crate::Defer::add_instance)), read back with
 /// [`ManyRef::key`](crate::ManyRef::key). With the entity's handle it names
 /// the instance for as long as it exists, and nothing after.
+///
+/// ```
+/// # pub struct Emitter(pub u8);
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Emitter: many; }
+/// #         systems {}
+/// #     }
+/// # }
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let e = p.create().unwrap();
+///     let smoke = p.add_instance(e, Emitter(1)).unwrap();
+///     let sparks = p.add_instance(e, Emitter(2)).unwrap();
+///     assert!(p.remove_instance::<Emitter>(e, smoke).is_some());
+///     // Removed, then the entity's instances removed and added again: the
+///     // key names nothing, and new instances get new keys.
+///     assert!(p.remove_instance::<Emitter>(e, sparks).is_some());
+///     let again = p.add_instance(e, Emitter(3)).unwrap();
+///     assert!(again != smoke && again != sparks);
+///     assert!(p.instance::<Emitter>(e, smoke).is_none());
+/// });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceKey(NonZeroU64);
 
