@@ -64,15 +64,15 @@
 //! | the same values `contiguous`, `for_each::<(&mut Emitter, &Pos)>` | 3.49 |
 //! | by hand: first instances in a plain column, a bit per entity checked per 8 | 3.75 |
 //! | before: `for_each::<(&mut Many<Emitter>, &Pos)>` over one enum per entity | 32.5 |
-//! | `for_each::<(InstancesMut<Emitter>, &Pos)>`, `for e in set.iter_mut()` | 37.2 |
+//! | `for_each::<(InstancesMut<Emitter>, &Pos)>`, `for e in set.iter_mut()` | 34.2 |
 //! | every 10th entity with 3 instances: `for_each_instance` | 8.37 (6.98 per instance) |
-//! | every 10th entity with 3 instances: `InstancesMut` | 39.2 |
+//! | every 10th entity with 3 instances: `InstancesMut` | 36.8 |
 //!
 //! With one instance each, the per-instance walk is the `contiguous` walk
 //! (the same blocks, vectorised; the second pass reads one count). The
 //! per-entity view costs what building a view and iterating a first
 //! instance and a slice cost for each entity, a loop the compiler does not
-//! vectorise: walk instances with `for_each_instance`, and take the view
+//! vectorise (a little more than the old layout's 32.5): walk instances with `for_each_instance`, and take the view
 //! where an entity's instances are needed together (to add or remove
 //! some, or compare them).
 

@@ -726,7 +726,7 @@ impl<'a, T> ManyMut<'a, T> {
         // instances: a walk over entities of one instance touches no slot.
         let rest = if *self.more != 0 { self.side.rest_mut() } else { &mut [] };
         IterMut {
-            first: Some(&mut *self.first),
+            head: core::slice::from_mut(&mut *self.first).iter_mut(),
             rest: rest.iter_mut(),
         }
     }
@@ -857,7 +857,9 @@ impl<'a, T> ManyMut<'a, T> {
 /// });
 /// ```
 pub struct IterMut<'a, T> {
-    first: Option<&'a mut T>,
+    /// The first instance, then (once it is taken) the others.
+    head: core::slice::IterMut<'a, T>,
+    /// The others, until `head` takes them.
     rest: core::slice::IterMut<'a, T>,
 }
 
@@ -866,15 +868,18 @@ impl<'a, T> Iterator for IterMut<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a mut T> {
-        match self.first.take() {
-            Some(first) => Some(first),
-            None => self.rest.next(),
+        match self.head.next() {
+            Some(x) => Some(x),
+            None => {
+                self.head = core::mem::take(&mut self.rest);
+                self.head.next()
+            }
         }
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = usize::from(self.first.is_some()) + self.rest.len();
+        let n = self.head.len() + self.rest.len();
         (n, Some(n))
     }
 }
