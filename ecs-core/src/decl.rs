@@ -260,7 +260,7 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     message = "`{Self}` is not a component of context `{Cx}`",
     label = "not declared in `{Cx}`",
     note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`",
-    note = "a component declared `many` is named by its set of instances, `Many<{Self}>`"
+    note = "a component declared `T: many` is named `Many<T>` in code; systems reach its instances with `Instances<T>`, `InstancesMut<T>` or `for_each_instance`"
 )]
 pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     /// The component's index in the declaration.

@@ -343,7 +343,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// is what systems are matched by (a column may hold a value no entity
     /// claims, left by a spawn that panicked: that is not the entity's).
     #[inline]
-    fn holder<C: Component<Cx>>(&self, e: Entity) -> Option<EntityId> {
+    pub(super) fn holder<C: Component<Cx>>(&self, e: Entity) -> Option<EntityId> {
         let id = self.cx.entities.id_of(e)?;
         self.cx.entities.bits(id).contains(C::INDEX).then_some(id)
     }

@@ -93,7 +93,7 @@ pub fn render(positions: &[Pos2]) -> u64 {
 pub fn variants() -> Vec<(&'static str, Box<dyn Bench>)> {
     vec![(
         "Render as an entity system, `for_each` folding one running sum (the plain baseline's loop) instead of a column step",
-        Box::new(ecs::each::Frame::new()),
+        Box::new(ecs::FrameEach::new()),
     )]
 }
 
