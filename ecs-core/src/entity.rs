@@ -839,7 +839,10 @@ impl<B: ComponentSet> Entities<B> {
     ///
     /// Call only outside a refresh's reclamation, where no entity is dying
     /// and no id is a hole.
-    pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize {
+    pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize
+    where
+        B: crate::layout::Arrange,
+    {
         self.order_mask = *named;
         if !core::mem::replace(&mut self.moved, false) {
             return 0;
@@ -848,7 +851,7 @@ impl<B: ComponentSet> Entities<B> {
         self.changed();
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
-        let swaps = crate::layout::arrange(&mut sets, named, &mut self.order, |a, b, set_a, set_b| {
+        let swaps = B::arrange_ids(&mut sets, named, &mut self.order, &mut |a, b, set_a, set_b| {
             swap(EntityId(a as u32), EntityId(b as u32), &set_a, &set_b);
             slot_of.swap(a, b);
             for id in [a, b] {

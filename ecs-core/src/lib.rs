@@ -82,7 +82,7 @@ pub mod save {
 pub use access::{
     relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
 };
-pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
+pub use bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
 pub use column_query::ColumnQuery;
 pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
@@ -92,6 +92,8 @@ pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use layout::Layout;
+#[doc(hidden)]
+pub use layout::{Arrange, Order};
 pub use liveness::Liveness;
 pub use many::{InstanceKey, Many};
 pub use names::NameError;

@@ -46,11 +46,16 @@ pub enum Limit {
 }
 
 /// The type of the context's component bitsets: the runtime's `Bits8`,
-/// `Bits16`, `Bits32`, or `Bitset<n>` of `n` 64-bit words.
+/// `Bits16`, `Bits32`, `Bits64`, `Bits128`, or `Bitset<n>` of `n` 64-bit
+/// words. The runtime compiles its per-refresh bookkeeping once for each
+/// of the first five (see `ecs-core`'s `layout::Arrange`), so a context of
+/// up to 128 components does not compile its own copy.
 pub enum BitsetWidth {
     Bits8,
     Bits16,
     Bits32,
+    Bits64,
+    Bits128,
     Words(usize),
 }
 
@@ -284,6 +289,8 @@ impl<'a> Model<'a> {
             0..=8 => BitsetWidth::Bits8,
             9..=16 => BitsetWidth::Bits16,
             17..=32 => BitsetWidth::Bits32,
+            33..=64 => BitsetWidth::Bits64,
+            65..=128 => BitsetWidth::Bits128,
             n => BitsetWidth::Words(n.div_ceil(64)),
         }
     }
