@@ -213,7 +213,8 @@ impl Entity {
 
 /// The life-cycle state of a slot.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Life {
+#[doc(hidden)]
+pub enum Life {
     /// On the free list.
     Free,
     /// Alive and usable.
@@ -367,13 +368,23 @@ static INSTANCES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64:
 impl<B: ComponentSet> Entities<B> {
     /// An empty table for the given limit.
     pub fn new(limit: EntityLimit) -> Self {
-        Self::with_matching(limit, true)
+        Self::with_matching_in(limit, true)
     }
 
     /// An empty table for the given limit that queues changed entities for
     /// matching only if `matched` (a context without systems has nothing to
     /// match them to, and allocates no queue).
-    pub(crate) fn with_matching(limit: EntityLimit, matched: bool) -> Self {
+    #[inline]
+    pub(crate) fn with_matching(limit: EntityLimit, matched: bool) -> Self
+    where
+        B: Table,
+    {
+        B::with_matching(limit, matched)
+    }
+
+    /// [`with_matching`](Self::with_matching)'s body, compiled once per
+    /// set type (see [`Table`]).
+    fn with_matching_in(limit: EntityLimit, matched: bool) -> Self {
         let cap = limit.initial_capacity();
         let fixed = limit.is_fixed();
         Self {
@@ -532,7 +543,17 @@ impl<B: ComponentSet> Entities<B> {
     /// # Panics
     /// When there is room for fewer than `count` entities (the caller
     /// checks [`room`](Self::room) first).
-    pub(crate) fn create_run(&mut self, count: usize, bits: &B) -> (Vec<Entity>, core::ops::Range<u32>) {
+    #[inline]
+    pub(crate) fn create_run(&mut self, count: usize, bits: &B) -> (Vec<Entity>, core::ops::Range<u32>)
+    where
+        B: Table,
+    {
+        B::create_run(self, count, bits)
+    }
+
+    /// [`create_run`](Self::create_run)'s body, compiled once per set type
+    /// (see [`Table`]).
+    fn create_run_in(&mut self, count: usize, bits: &B) -> (Vec<Entity>, core::ops::Range<u32>) {
         assert!(count <= self.room(), "no room for {count} entities");
         self.sort_free();
         let reused_count = count.min(self.free.len());
@@ -839,7 +860,17 @@ impl<B: ComponentSet> Entities<B> {
     ///
     /// Call only outside a refresh's reclamation, where no entity is dying
     /// and no id is a hole.
+    #[inline]
     pub(crate) fn arrange(&mut self, named: &B, mut swap: impl FnMut(EntityId, EntityId, &B, &B)) -> usize
+    where
+        B: Table,
+    {
+        B::arrange(self, named, &mut swap)
+    }
+
+    /// [`arrange`](Self::arrange)'s body, compiled once per set type (see
+    /// [`Table`]).
+    fn arrange_in(&mut self, named: &B, swap: &mut dyn FnMut(EntityId, EntityId, &B, &B)) -> usize
     where
         B: crate::layout::Arrange,
     {
@@ -882,7 +913,17 @@ impl<B: ComponentSet> Entities<B> {
     /// its values and subscriptions), or the hole is dropped when it is the
     /// highest id. That is the order of a hand-written `swap_remove` of the
     /// dead from the back.
-    pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B)) {
+    #[inline]
+    pub(crate) fn pack(&mut self, mut relocate: impl FnMut(EntityId, EntityId, &B))
+    where
+        B: Table,
+    {
+        B::pack(self, &mut relocate)
+    }
+
+    /// [`pack`](Self::pack)'s body, compiled once per set type (see
+    /// [`Table`]).
+    fn pack_in(&mut self, relocate: &mut dyn FnMut(EntityId, EntityId, &B)) {
         let mut holes = core::mem::take(&mut self.holes);
         if !holes.is_empty() {
             self.changed();
@@ -928,7 +969,16 @@ impl<B: ComponentSet> Entities<B> {
     /// (some perhaps queued twice, which matching does not mind), so none
     /// misses the next matching.
     #[inline]
-    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, core::ops::Range<u32>, Life, &B)) {
+    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, core::ops::Range<u32>, Life, &B))
+    where
+        B: Table,
+    {
+        B::drain_dirty(self, &mut f)
+    }
+
+    /// [`drain_dirty`](Self::drain_dirty)'s body, compiled once per set
+    /// type (see [`Table`]).
+    fn drain_dirty_in(&mut self, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &B)) {
         let n = self.dirty.len();
         let mut k = 0;
         while k < n {
@@ -1000,7 +1050,7 @@ impl<B: ComponentSet> Entities<B> {
         slot_of: &[u32],
     ) -> Result<Self, crate::serde_save::RestoreError> {
         use crate::serde_save::RestoreError;
-        let mut table = Self::with_matching(limit, matched);
+        let mut table = Self::with_matching_in(limit, matched);
         if generations.len() > table.id_limit() {
             return Err(RestoreError::TooManyEntities {
                 slots: generations.len(),
@@ -1083,6 +1133,70 @@ impl<B: ComponentSet> Entities<B> {
             })
             .clone()
     }
+}
+
+/// The entity table's bookkeeping for one component set type: what runs
+/// once per refresh, per batch or per exchange of ids rather than per
+/// entity created or read. The table calls it through this trait so that
+/// the sets `declare_context!` picks for up to 128 components (`Bits8` to
+/// `Bits128`) use the copy compiled here, once, rather than each context
+/// compiling its own; the callbacks go through `&mut dyn`, one call per
+/// run of entities or per entity moved. [`Bitset`](crate::Bitset) of more
+/// words keeps a copy per context.
+///
+/// Sealed by [`ComponentSet`], which no other crate can implement; not
+/// part of the public API.
+#[doc(hidden)]
+pub trait Table: crate::layout::Arrange {
+    /// [`Entities::with_matching`].
+    fn with_matching(limit: EntityLimit, matched: bool) -> Entities<Self>;
+    /// [`Entities::create_run`].
+    fn create_run(t: &mut Entities<Self>, count: usize, bits: &Self) -> (Vec<Entity>, core::ops::Range<u32>);
+    /// [`Entities::arrange`].
+    fn arrange(t: &mut Entities<Self>, named: &Self, swap: &mut dyn FnMut(EntityId, EntityId, &Self, &Self)) -> usize;
+    /// [`Entities::pack`].
+    fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self));
+    /// [`Entities::drain_dirty`].
+    fn drain_dirty(t: &mut Entities<Self>, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &Self));
+}
+
+/// `Table` through the bodies above; `$inline` is `never` for the sets
+/// compiled here (not generic, so compiled once in this crate, and not
+/// inlined, so that callers link to that copy).
+macro_rules! table {
+    ($($inline:meta => $set:ty $(, const $w:ident)?;)*) => {$(
+        impl$(<const $w: usize>)? Table for $set {
+            #[$inline]
+            fn with_matching(limit: EntityLimit, matched: bool) -> Entities<Self> {
+                Entities::with_matching_in(limit, matched)
+            }
+            #[$inline]
+            fn create_run(t: &mut Entities<Self>, count: usize, bits: &Self) -> (Vec<Entity>, core::ops::Range<u32>) {
+                t.create_run_in(count, bits)
+            }
+            #[$inline]
+            fn arrange(t: &mut Entities<Self>, named: &Self, swap: &mut dyn FnMut(EntityId, EntityId, &Self, &Self)) -> usize {
+                t.arrange_in(named, swap)
+            }
+            #[$inline]
+            fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self)) {
+                t.pack_in(relocate)
+            }
+            #[$inline]
+            fn drain_dirty(t: &mut Entities<Self>, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &Self)) {
+                t.drain_dirty_in(f)
+            }
+        }
+    )*};
+}
+
+table! {
+    inline(never) => crate::bitset::Bits8;
+    inline(never) => crate::bitset::Bits16;
+    inline(never) => crate::bitset::Bits32;
+    inline(never) => crate::bitset::Bits64;
+    inline(never) => crate::bitset::Bits128;
+    inline => crate::bitset::Bitset<W>, const W;
 }
 
 impl<B> Drop for Entities<B> {

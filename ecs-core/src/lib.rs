@@ -89,6 +89,8 @@ pub use context::Context;
 pub use decl::ComponentBounds;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
 pub use entity::{Entities, Entity, EntityId};
+#[doc(hidden)]
+pub use entity::{Life, Table};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use layout::Layout;
@@ -105,5 +107,7 @@ pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
+#[doc(hidden)]
+pub use sparse_set::{Diff, Match};
 pub use stream::{Consume, Consumes, Stream, StreamOutput};
 pub use system::{SlotCore, System, SystemSlot};
