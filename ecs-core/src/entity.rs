@@ -213,8 +213,7 @@ impl Entity {
 
 /// The life-cycle state of a slot.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[doc(hidden)]
-pub enum Life {
+pub(crate) enum Life {
     /// On the free list.
     Free,
     /// Alive and usable.
@@ -870,10 +869,7 @@ impl<B: ComponentSet> Entities<B> {
 
     /// [`arrange`](Self::arrange)'s body, compiled once per set type (see
     /// [`Table`]).
-    fn arrange_in(&mut self, named: &B, swap: &mut dyn FnMut(EntityId, EntityId, &B, &B)) -> usize
-    where
-        B: crate::layout::Arrange,
-    {
+    fn arrange_in(&mut self, named: &B, swap: &mut dyn FnMut(EntityId, EntityId, &B, &B)) -> usize {
         self.order_mask = *named;
         if !core::mem::replace(&mut self.moved, false) {
             return 0;
@@ -882,7 +878,7 @@ impl<B: ComponentSet> Entities<B> {
         self.changed();
         let mut sets = core::mem::take(&mut self.bits);
         let (slot_of, meta) = (&mut self.slot_of, &mut self.meta);
-        let swaps = B::arrange_ids(&mut sets, named, &mut self.order, &mut |a, b, set_a, set_b| {
+        let swaps = crate::layout::arrange(&mut sets, named, &mut self.order, |a, b, set_a, set_b| {
             swap(EntityId(a as u32), EntityId(b as u32), &set_a, &set_b);
             slot_of.swap(a, b);
             for id in [a, b] {
@@ -968,17 +964,13 @@ impl<B: ComponentSet> Entities<B> {
     /// emptied only at the end: if `f` panics, the queue keeps every entity
     /// (some perhaps queued twice, which matching does not mind), so none
     /// misses the next matching.
+    ///
+    /// Generic over `f`, which it inlines, unlike the table's other
+    /// bookkeeping ([`Table`]): entities changed one by one are each a run,
+    /// and a call through a pointer per entity cost ~40 instructions per
+    /// entity matched (`benches/drivers`' `runs_walk`).
     #[inline]
-    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, core::ops::Range<u32>, Life, &B))
-    where
-        B: Table,
-    {
-        B::drain_dirty(self, &mut f)
-    }
-
-    /// [`drain_dirty`](Self::drain_dirty)'s body, compiled once per set
-    /// type (see [`Table`]).
-    fn drain_dirty_in(&mut self, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &B)) {
+    pub(crate) fn drain_dirty(&mut self, mut f: impl FnMut(Entity, core::ops::Range<u32>, Life, &B)) {
         let n = self.dirty.len();
         let mut k = 0;
         while k < n {
@@ -1141,13 +1133,13 @@ impl<B: ComponentSet> Entities<B> {
 /// the sets `declare_context!` picks for up to 128 components (`Bits8` to
 /// `Bits128`) use the copy compiled here, once, rather than each context
 /// compiling its own; the callbacks go through `&mut dyn`, one call per
-/// run of entities or per entity moved. [`Bitset`](crate::Bitset) of more
+/// entity moved. [`Bitset`](crate::Bitset) of more
 /// words keeps a copy per context.
 ///
 /// Sealed by [`ComponentSet`], which no other crate can implement; not
 /// part of the public API.
 #[doc(hidden)]
-pub trait Table: crate::layout::Arrange {
+pub trait Table: ComponentSet {
     /// [`Entities::with_matching`].
     fn with_matching(limit: EntityLimit, matched: bool) -> Entities<Self>;
     /// [`Entities::create_run`].
@@ -1156,8 +1148,6 @@ pub trait Table: crate::layout::Arrange {
     fn arrange(t: &mut Entities<Self>, named: &Self, swap: &mut dyn FnMut(EntityId, EntityId, &Self, &Self)) -> usize;
     /// [`Entities::pack`].
     fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self));
-    /// [`Entities::drain_dirty`].
-    fn drain_dirty(t: &mut Entities<Self>, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &Self));
 }
 
 /// `Table` through the bodies above; `$inline` is `never` for the sets
@@ -1181,10 +1171,6 @@ macro_rules! table {
             #[$inline]
             fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self)) {
                 t.pack_in(relocate)
-            }
-            #[$inline]
-            fn drain_dirty(t: &mut Entities<Self>, f: &mut dyn FnMut(Entity, core::ops::Range<u32>, Life, &Self)) {
-                t.drain_dirty_in(f)
             }
         }
     )*};

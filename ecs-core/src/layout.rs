@@ -74,7 +74,7 @@
 //! per entity for Move over two runs, as over one; 9.1 when such systems
 //! were walked id by id: `benches/drivers`' `runs_walk`).
 
-use crate::bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
+use crate::bitset::ComponentSet;
 use std::collections::BTreeMap;
 
 /// How a context orders its entities' ids: the `layout` setting of
@@ -148,12 +148,8 @@ pub enum Layout {
 /// ([`shrunk`](Self::shrunk)); ids appended since are known from the
 /// length. Any change it cannot list makes the next call sort every id
 /// ([`forget`](Self::forget)).
-///
-/// Public only to be named by [`Arrange`]; nothing outside this crate can
-/// make or read one.
-#[doc(hidden)]
 #[derive(Debug)]
-pub struct Order<B> {
+pub(crate) struct Order<B> {
     /// The runs of the last call: each one's named components and the id
     /// one past its last, in order.
     runs: Vec<(B, usize)>,
@@ -232,83 +228,25 @@ impl<B: ComponentSet> Order<B> {
 /// ids and the ids between a run's old and new bounds are read (a patch);
 /// otherwise every id is. Either way only entities outside their set's run
 /// move, and `order` is left describing the new runs.
-///
-/// Generic over the set type only, and called through [`Arrange`], so that
-/// it is compiled once in this crate for each set type `declare_context!`
-/// picks up to 128 components, not once in every crate that declares a
-/// context. `swap` is called once per exchange, through a pointer: the
-/// exchange it stands for moves every component of two entities.
 pub(crate) fn arrange<B: ComponentSet>(
     sets: &mut [B],
     named: &B,
     order: &mut Order<B>,
-    swap: &mut dyn FnMut(usize, usize, B, B),
+    mut swap: impl FnMut(usize, usize, B, B),
 ) -> usize {
     let patched = if order.exact {
-        patch(sets, named, order, swap)
+        patch(sets, named, order, &mut swap)
     } else {
         None
     };
     let swaps = match patched {
         Some(swaps) => swaps,
-        None => sort(sets, named, &mut order.runs, swap),
+        None => sort(sets, named, &mut order.runs, &mut swap),
     };
     order.changed.clear();
     order.shortest = sets.len();
     order.exact = true;
     swaps
-}
-
-/// [`arrange`] for one component set type: the entity table calls it
-/// through this trait so that the sets `declare_context!` picks for up to
-/// 128 components (`Bits8` to `Bits128`) use the copy compiled here, once,
-/// rather than each context compiling its own (about 9 000 lines of LLVM IR
-/// with the ordered maps and sorts it uses). [`Bitset`] of more words keeps
-/// a copy per context.
-///
-/// Sealed by [`ComponentSet`], its supertrait, which no other crate can
-/// implement; not part of the public API.
-#[doc(hidden)]
-pub trait Arrange: ComponentSet {
-    /// [`arrange`] with `Self` as the set type.
-    fn arrange_ids(
-        sets: &mut [Self],
-        named: &Self,
-        order: &mut Order<Self>,
-        swap: &mut dyn FnMut(usize, usize, Self, Self),
-    ) -> usize;
-}
-
-/// `Arrange` for the sets of up to 128 components: not generic, so compiled
-/// once here; not inlined, so that callers link to that copy.
-macro_rules! arrange_here {
-    ($($set:ty),*) => {$(
-        impl Arrange for $set {
-            #[inline(never)]
-            fn arrange_ids(
-                sets: &mut [Self],
-                named: &Self,
-                order: &mut Order<Self>,
-                swap: &mut dyn FnMut(usize, usize, Self, Self),
-            ) -> usize {
-                arrange(sets, named, order, swap)
-            }
-        }
-    )*};
-}
-
-arrange_here!(Bits8, Bits16, Bits32, Bits64, Bits128);
-
-impl<const W: usize> Arrange for Bitset<W> {
-    #[inline]
-    fn arrange_ids(
-        sets: &mut [Self],
-        named: &Self,
-        order: &mut Order<Self>,
-        swap: &mut dyn FnMut(usize, usize, Self, Self),
-    ) -> usize {
-        arrange(sets, named, order, swap)
-    }
 }
 
 /// Patches the order of the last call (`order.runs`) after the changes
@@ -326,7 +264,7 @@ fn patch<B: ComponentSet>(
     sets: &mut [B],
     named: &B,
     order: &mut Order<B>,
-    swap: &mut dyn FnMut(usize, usize, B, B),
+    swap: &mut impl FnMut(usize, usize, B, B),
 ) -> Option<usize> {
     let key = |s: B| s.intersection(named);
     let n = sets.len();
@@ -465,7 +403,7 @@ fn sort<B: ComponentSet>(
     sets: &mut [B],
     named: &B,
     runs: &mut Vec<(B, usize)>,
-    swap: &mut dyn FnMut(usize, usize, B, B),
+    swap: &mut impl FnMut(usize, usize, B, B),
 ) -> usize {
     // Only the named part of a set counts: compared, counted and looked up
     // by it, so that neighbours differing in other components share the
@@ -588,7 +526,7 @@ mod tests {
             &mut arranged,
             &Bits8::from_indices(&[0, 1, 2, 3, 4, 5, 6, 7]),
             &mut Order::default(),
-            &mut |a, b, sa, sb| {
+            |a, b, sa, sb| {
                 assert_eq!((seen[a], seen[b]), (sa, sb), "the sets before the exchange");
                 seen.swap(a, b);
                 names.swap(a, b);
@@ -648,7 +586,7 @@ mod tests {
                 s
             })
             .collect();
-        arrange(&mut sets, &named, &mut Order::default(), &mut |_, _, _, _| {});
+        arrange(&mut sets, &named, &mut Order::default(), |_, _, _, _| {});
         let movers: Vec<usize> = (0..sets.len()).filter(|&i| sets[i].contains(1)).collect();
         assert!(movers.len() > 10);
         assert!(movers.windows(2).all(|w| w[1] == w[0] + 1), "one run: {movers:?}");
@@ -693,7 +631,7 @@ mod tests {
         let mut of_name: Vec<Bits8> = sets.clone();
         let mut order = Order::default();
         let arrange_all = |sets: &mut Vec<Bits8>, names: &mut Vec<u32>, order: &mut Order<Bits8>| {
-            arrange(sets, &named, order, &mut |a, b, _, _| names.swap(a, b))
+            arrange(sets, &named, order, |a, b, _, _| names.swap(a, b))
         };
         arrange_all(&mut sets, &mut names, &mut order);
         let mut patched = 0;
@@ -765,7 +703,7 @@ mod tests {
         let mut sets = vec![a; 10];
         sets.extend([b; 10]);
         let mut order = Order::default();
-        arrange(&mut sets, &set(&[0, 1]), &mut order, &mut |_, _, _, _| {});
+        arrange(&mut sets, &set(&[0, 1]), &mut order, |_, _, _, _| {});
         assert_eq!(order.runs, [(a, 10), (b, 20)]);
         for (i, s) in sets.iter_mut().enumerate().take(12) {
             *s = if *s == a { b } else { a };
@@ -782,12 +720,12 @@ mod tests {
             patch(&mut snapshot.clone(), &set(&[0, 1]), &mut probe, &mut |_, _, _, _| {}),
             None
         );
-        arrange(&mut sets, &set(&[0, 1]), &mut order, &mut |_, _, _, _| {});
+        arrange(&mut sets, &set(&[0, 1]), &mut order, |_, _, _, _| {});
         // Ten became `b`, two `a`.
         assert_eq!(order.runs, [(a, 2), (b, 20)]);
         sets[0] = b;
         order.changed(0);
-        assert_eq!(arrange(&mut sets, &set(&[0, 1]), &mut order, &mut |_, _, _, _| {}), 1);
+        assert_eq!(arrange(&mut sets, &set(&[0, 1]), &mut order, |_, _, _, _| {}), 1);
         assert_eq!(order.runs, [(a, 1), (b, 20)]);
         assert!(sets[..1].iter().all(|&s| s == a) && sets[1..].iter().all(|&s| s == b));
     }

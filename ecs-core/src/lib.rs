@@ -88,14 +88,12 @@ pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
 pub use decl::ComponentBounds;
 pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
-pub use entity::{Entities, Entity, EntityId};
 #[doc(hidden)]
-pub use entity::{Life, Table};
+pub use entity::Table;
+pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use layout::Layout;
-#[doc(hidden)]
-pub use layout::{Arrange, Order};
 pub use liveness::Liveness;
 pub use many::{InstanceKey, Many};
 pub use names::NameError;

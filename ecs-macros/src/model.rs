@@ -47,9 +47,10 @@ pub enum Limit {
 
 /// The type of the context's component bitsets: the runtime's `Bits8`,
 /// `Bits16`, `Bits32`, `Bits64`, `Bits128`, or `Bitset<n>` of `n` 64-bit
-/// words. The runtime compiles its per-refresh bookkeeping once for each
-/// of the first five (see `ecs-core`'s `layout::Arrange`), so a context of
-/// up to 128 components does not compile its own copy.
+/// words. The runtime compiles its entity table's and matching's
+/// bookkeeping once for each of the first five (`ecs-core`'s
+/// `entity::Table` and `sparse_set::Match`), so a context of up to 128
+/// components does not compile its own copy.
 pub enum BitsetWidth {
     Bits8,
     Bits16,
