@@ -59,10 +59,8 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// inlined; the matching itself is called only otherwise.
     #[inline(always)]
     pub(crate) fn prepare_run(&mut self, events: &mut dyn EventSink, collect: bool) {
-        let idle = !collect
-            && !self.entities.has_dirty()
-            && self.entities.bulk().is_empty()
-            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+        let idle =
+            !collect && !self.entities.has_dirty() && self.entities.bulk().is_empty() && self.subscriptions.all_tidy();
         if !idle {
             self.match_and_fire(events, collect);
         }
@@ -132,7 +130,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // cell, after this returns (`SystemCell`'s documentation).
         let (state, outputs, scratch) = unsafe { slot.cell.run() };
         before(state);
-        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
+        let set = self.subscriptions.of(S::INDEX);
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
         } else {

@@ -4,7 +4,6 @@ use crate::decl::{ContextDecl, SystemOf};
 use crate::entity::EntityId;
 use crate::fn_queue::{Arg, FnQueue};
 use crate::proxy::{Data, Defer};
-use crate::sparse_set::SparseSet;
 use crate::system_cell::SystemCell;
 use core::marker::PhantomData;
 use core::sync::atomic::AtomicBool;
@@ -216,14 +215,11 @@ impl<Cx: ContextDecl> Pending<Cx> {
     }
 }
 
-/// The part of a system's slot that does not depend on its type.
+/// The part of a system's slot that does not depend on its type (its
+/// subscriber set is the context's `Subscriptions`').
 ///
-/// `subscribers` changes only during refresh (`&mut` context), and is the
-/// system's own set only once its entities differ from those of the system
-/// whose set it shared (`Subscriptions`); `pending` is filled by the
-/// system's own run and emptied by refresh.
+/// `pending` is filled by the system's own run and emptied by refresh.
 pub struct SlotCore<Cx: ContextDecl> {
-    pub(crate) subscribers: SparseSet,
     pub(crate) pending: Mutex<Pending<Cx>>,
     /// Set when the system ran as a consumer in its producer's node
     /// (`Context::run_stream`), cleared by its own node, which then does
@@ -245,17 +241,16 @@ pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// No subscribers, nothing pending.
+    /// Nothing pending.
     fn new() -> Self {
         Self {
-            subscribers: SparseSet::new(),
             pending: Mutex::new(Pending::default()),
             streamed: AtomicBool::new(false),
         }
     }
 
-    /// The cores of a context's `N` systems, each with no subscribers and
-    /// nothing pending: one loop, whatever `N`.
+    /// The cores of a context's `N` systems, each with nothing pending:
+    /// one loop, whatever `N`.
     ///
     /// # Examples
     /// ```
