@@ -54,7 +54,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             && !*self.gathered.get_mut()
             && !self.entities.has_dying()
             && !self.entities.has_holes()
-            && self.subscriptions.all_tidy();
+            && self.subscriptions.all_tidy(Cx::SYSTEMS.len());
         if !idle {
             self.refresh_all(events, collect);
         }

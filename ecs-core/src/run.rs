@@ -59,8 +59,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// inlined; the matching itself is called only otherwise.
     #[inline(always)]
     pub(crate) fn prepare_run(&mut self, events: &mut dyn EventSink, collect: bool) {
-        let idle =
-            !collect && !self.entities.has_dirty() && self.entities.bulk().is_empty() && self.subscriptions.all_tidy();
+        let idle = !collect
+            && !self.entities.has_dirty()
+            && self.entities.bulk().is_empty()
+            && self.subscriptions.all_tidy(Cx::SYSTEMS.len());
         if !idle {
             self.match_and_fire(events, collect);
         }
