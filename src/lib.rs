@@ -12,7 +12,10 @@ pub use ecs_core::{
     Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, Lookup, NoSuchEntity, PreparedQuery,
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
-pub use ecs_core::{ColumnSystem, Columns, Consume, InstanceKey, Layout, Liveness, Many, NameError, Stream};
+pub use ecs_core::{
+    ColumnSystem, Columns, Consume, InstanceKey, Instances, InstancesMut, Layout, Liveness, Many, ManyMut, ManyRef,
+    NameError, Stream,
+};
 /// # Example
 ///
 /// ```
@@ -104,8 +107,8 @@ pub mod traits {
     pub use ecs_core::{
         Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, CloneBundle, ColumnQuery,
         ColumnStepOf, Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch,
-        Exclusive, Independent, Parallelism, Query, Resource, ResourceBounds, Roots, Settings, SharedQuery,
-        StreamOutput, SystemInfo, SystemOf,
+        Exclusive, Independent, InstanceQuery, ManyComponent, Parallelism, Query, Resource, ResourceBounds, Roots,
+        Settings, SharedQuery, StreamOutput, SystemInfo, SystemOf,
     };
 }
 

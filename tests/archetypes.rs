@@ -384,7 +384,7 @@ mod named_first {
 /// Events, panicking drops and `many` under `layout: archetypes`.
 mod attacks {
     use super::*;
-    use ecs::{Many, RefreshEvents};
+    use ecs::{Instances, RefreshEvents};
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
     /// Panics when dropped with a true flag.
@@ -417,7 +417,9 @@ mod attacks {
     impl System<Ctx> for Sum {
         fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
             let mut total = 0;
-            data.for_each::<(&Val, &Many<Spark>)>(|(v, sparks)| total += v.0 * sparks.iter().map(|s| s.0).sum::<u32>());
+            data.for_each::<(&Val, Instances<Spark>)>(|(v, sparks)| {
+                total += v.0 * sparks.iter().map(|s| s.0).sum::<u32>()
+            });
             *data.output() = total;
         }
     }
@@ -499,7 +501,7 @@ mod attacks {
                     continue;
                 }
                 assert_eq!(p.get::<Other>(e), Some(&Other(i as u32)));
-                if let (Some(v), Some(s)) = (p.get::<Val>(e), p.get::<Many<Spark>>(e)) {
+                if let (Some(v), Some(s)) = (p.get::<Val>(e), p.instances::<Spark>(e)) {
                     expected += v.0 * s.iter().map(|s| s.0).sum::<u32>();
                     movers.push(p.id_of(e).unwrap().index());
                 }

@@ -3,7 +3,7 @@
 pub use crate::decl::{new_column, new_group, relocate_value, remove_value, swap_value, Checked, GroupOf};
 pub use crate::resource::new_resource_cell;
 pub use crate::storage::{
-    Column, Contiguous, Group, GroupColumn, Grouped, HashMapStorage, SparseSetStorage, Storage, Tag,
+    Column, Contiguous, Group, GroupColumn, Grouped, HashMapStorage, ManyColumn, SparseSetStorage, Storage, Tag,
 };
 pub use crate::*;
 

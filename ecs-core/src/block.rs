@@ -23,7 +23,7 @@
 //! its entities' written components, and nothing the closure can reach
 //! (its `View`) reads a component the system writes.
 
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::storage::Column;
 use core::mem::MaybeUninit;
 use core::ptr;

@@ -11,7 +11,7 @@
 
 use crate::access::{CanRead, CanWrite};
 use crate::decl::{Component, ContextDecl};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::query::{first, Access};
 use crate::storage::Column;
 

@@ -6,11 +6,11 @@
 
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
+use crate::pending::Pending;
 use crate::proxy::columns::Columns;
 use crate::run::SubtaskProxy;
 use crate::schedule::{Adapter, Adapters};
 use crate::sparse_set::SparseSet;
-use crate::system::Pending;
 use core::marker::PhantomData;
 
 /// Marks system `Self` of context `Cx` as a column step (declared with

@@ -3,9 +3,10 @@
 use crate::bitset::ComponentSet;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::drop_apart::DropApart;
-use crate::entity::{Entities, Entity, EntityId, Life};
+use crate::entity::{Entities, Life};
 use crate::error::ContextFull;
 use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
+use crate::handle::{Entity, EntityId};
 use crate::liveness::Liveness;
 use crate::names::Names;
 use crate::proxy::Step;
@@ -265,7 +266,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     ///
     /// # Safety
     /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
-    /// thread) calls may call it (generated [`Dispatch`](crate::decl::Dispatch)
+    /// thread) calls may call it (generated [`Dispatch`](crate::run::Dispatch)
     /// code does): the scheduler runs each system once, never beside a
     /// conflicting one, after matching.
     #[doc(hidden)]

@@ -7,9 +7,8 @@
 //! `SAFETY.md` of this crate lists every trait and what relies on it.
 
 use crate::bitset::ComponentSet;
-use crate::context::Context;
-use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use crate::layout::Layout;
 use crate::schedule::Parallelism;
 use crate::storage::{Column, Group, Grouped, Storage};
@@ -215,7 +214,7 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
 ///
 /// It has no `Send + Sync` supertrait, yet every component is both: its
 /// [`Column`](Component::Column) stores `Send + Sync` items, and the
-/// built-in storages ask for [`ComponentBounds`], so a component that is not
+/// built-in storages ask for [`ComponentBounds`](crate::ComponentBounds), so a component that is not
 /// thread-safe fails once, in its impl (a supertrait here would repeat that
 /// error at every use of the component).
 ///
@@ -261,7 +260,7 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     message = "`{Self}` is not a component of context `{Cx}`",
     label = "not declared in `{Cx}`",
     note = "add `{Self}` to the `components` block of `{Cx}`'s `declare_context!`",
-    note = "a component declared `many` is named by its set of instances, `Many<{Self}>`"
+    note = "a component declared `T: many` is named `Many<T>` in code; systems reach its instances with `Instances<T>`, `InstancesMut<T>` or `for_each_instance`"
 )]
 pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     /// The component's index in the declaration.
@@ -342,124 +341,6 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
     fn slot_mut(systems: &mut Cx::Systems) -> &mut SystemSlot<Cx, Self>;
 }
 
-/// Runs system `index` of the context with arguments `A`: the static dispatch
-/// from a system index to its type, generated for every `A` that all systems
-/// accept.
-///
-/// # Safety
-/// `dispatch(cx, index, args)` runs system `index` with `args` through
-/// [`Context::run_system`] (or `Context::run_column_system`, for a column
-/// step; `Context::run_stream` for a producer another system streams, with
-/// that consumer, and `Context::run_consumer` for the consumer, when the
-/// declaration proves `run_stream`'s contract; or does nothing when `index`
-/// is no system's),
-/// and uses `cx` for nothing else. The scheduler calls it on several
-/// threads at once while systems run, and [`Context::system`] and
-/// [`Context::outputs`] rely on no code other than the scheduler's holding
-/// `&Context` then: a hand-written `dispatch` that read a system's state
-/// while that system runs would alias its `&mut`.
-///
-/// `declare_context!` implements it for every argument type `A` that all
-/// systems take (`impl System<World, A>` for each); name it to run the
-/// systems of any context:
-///
-/// ```
-/// use ecs::traits::{ContextDecl, Dispatch};
-/// use ecs::{Context, Data, System};
-/// # pub struct Position(pub f32);
-/// # pub struct Velocity(pub f32);
-/// # #[derive(Default)]
-/// # pub struct Move;
-/// # #[derive(Default)]
-/// # pub struct Draw;
-/// #
-/// # ecs::declare_context! {
-/// #     pub context World {
-/// #         components { Position, Velocity: contiguous; }
-/// #         systems {
-/// #             movement: Move { read: [Velocity], write: [Position] }
-/// #             draw: Draw { read: [Position], after: [movement] }
-/// #         }
-/// #     }
-/// # }
-/// #
-/// impl System<World, f32> for Move {
-///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
-///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
-///     }
-/// }
-/// impl System<World, f32> for Draw {
-///     fn process(&self, _: &mut Data<'_, World, Self>, _: &f32) {}
-/// }
-///
-/// /// Runs `n` steps of `dt` seconds, in any context whose systems take an `f32`.
-/// fn simulate<Cx: ContextDecl + Dispatch<f32>>(cx: &mut Context<Cx>, n: usize, dt: f32) {
-///     for _ in 0..n {
-///         cx.step(|p| p.run_all(&dt));
-///     }
-/// }
-///
-/// let mut world = World::new();
-/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(1.0))).unwrap());
-/// simulate(&mut world, 4, 0.25);
-/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
-/// ```
-pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
-    /// Runs system `index` (all its subtasks) with `args`.
-    ///
-    /// # Safety
-    /// As [`Context::run_system`]: only the closure `run_selected` gives the
-    /// scheduler (or `run_all`'s loop on one thread) may call it, which runs
-    /// each system once, never beside a conflicting one, after matching.
-    unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
-}
-
-/// What every component type must be: `Send + Sync + 'static`, since the
-/// systems that touch it run on several threads.
-///
-/// Implemented for every such type. The built-in storages ask for it of
-/// their component (in their `Column`, `Storage`, `Send` and `Sync` impls),
-/// so that a component that is not thread-safe gives one error, with this
-/// trait's message, where its [`Component`] impl names its storage: on its
-/// name in the declaration.
-///
-/// ```
-/// use ecs::traits::ComponentBounds;
-///
-/// /// Stores a value the way a component is stored: on any thread.
-/// fn share<T: ComponentBounds>(value: T) -> std::sync::Arc<T> {
-///     std::sync::Arc::new(value)
-/// }
-///
-/// let shared = share(vec![1, 2, 3]);
-/// std::thread::spawn(move || assert_eq!(shared.len(), 3)).join().unwrap();
-/// ```
-///
-/// A component that is not thread-safe is rejected where the declaration
-/// names its storage:
-///
-/// ```compile_fail,E0277
-/// pub struct Cached(pub std::rc::Rc<u32>);
-///
-/// ecs::declare_context! {
-///     pub context World {
-///         components { Cached: contiguous; }
-///         systems {}
-///     }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "component `{Self}` is not `Send + Sync + 'static`, which components must be: systems run on several threads",
-    label = "`{Self}` is not `Send + Sync + 'static`",
-    note = "make every field of `{Self}` thread-safe: `Arc` instead of `Rc`, `Mutex`, `RwLock` or atomics instead of `Cell` and `RefCell`, owned values or `&'static` instead of borrowed references"
-)]
-pub trait ComponentBounds: Send + Sync + 'static {}
-
-// `do_not_recommend`: a failure reports `ComponentBounds`'s message on the
-// component, not `Send`'s on whichever field is not.
-#[diagnostic::do_not_recommend]
-impl<T: Send + Sync + 'static> ComponentBounds for T {}
-
 /// A storage of a declared context, `Send` and `Sync` whatever its type
 /// parameters, because [`Checked::new`], the only way to make one, requires
 /// the storage to be both.
@@ -511,7 +392,7 @@ impl<S> Checked<S> {
 /// The storage of component `C`, made through `C`'s [`Component`] impl so
 /// that the generated code asks nothing of the storage type itself: that
 /// impl already checked it (a component that is not thread-safe fails there,
-/// once, as [`ComponentBounds`]).
+/// once, as [`ComponentBounds`](crate::ComponentBounds)).
 ///
 /// Not inlined: the storages struct's constructor is then one call per
 /// storage, not every storage's constructor in one function, which LLVM

@@ -1,6 +1,6 @@
 //! Run-time errors and settings values.
 
-use crate::entity::Entity;
+use crate::handle::Entity;
 
 /// How many entities a context can hold.
 ///
@@ -137,3 +137,39 @@ impl core::fmt::Display for NoSuchEntity {
 }
 
 impl std::error::Error for NoSuchEntity {}
+
+/// Restoring a snapshot failed; the context is unchanged.
+#[cfg(feature = "serde")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoreError {
+    /// The snapshot has more entity slots than the context's fixed limit.
+    TooManyEntities {
+        /// Slots in the snapshot (live entities and free slots, which
+        /// handles may name).
+        slots: usize,
+        /// The most slots the context can hold.
+        limit: usize,
+    },
+    /// The snapshot is not one a context could have saved: a slot given
+    /// two ids or out of range, a value for an id no entity has, runs of
+    /// ids that are not pairs, overlap or are out of order, or a number of
+    /// values other than the ids'.
+    Malformed(String),
+}
+
+#[cfg(feature = "serde")]
+impl core::fmt::Display for RestoreError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RestoreError::TooManyEntities { slots, limit } => write!(
+                f,
+                "the snapshot has {slots} entity slots, more than the context's limit of {limit}"
+            ),
+            RestoreError::Malformed(why) => write!(f, "malformed snapshot: {why}"),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl std::error::Error for RestoreError {}

@@ -2,7 +2,7 @@
 //! unsubscribe from systems, and when they are reclaimed (thesis, 12.1).
 
 use crate::decl::{ContextDecl, SystemOf};
-use crate::entity::Entity;
+use crate::handle::Entity;
 use core::marker::PhantomData;
 
 type Handler<'e> = Box<dyn FnMut(Entity) + 'e>;

@@ -30,6 +30,7 @@ mod access;
 mod arrange;
 mod bitset;
 mod block;
+mod bounds;
 mod column_query;
 mod column_system;
 mod context;
@@ -40,10 +41,13 @@ mod error;
 mod events;
 mod fn_queue;
 mod generations;
+mod handle;
 mod layout;
 mod liveness;
 mod many;
+mod many_query;
 mod names;
+mod pending;
 mod proxy;
 mod query;
 mod reclaim;
@@ -76,36 +80,43 @@ pub mod __private;
 /// naming the same entities, and a stale handle stays stale.
 pub mod save {
     #[cfg(feature = "serde")]
-    pub use crate::serde_save::{EntityTable, RestoreError, Save, SaveDecl, Snapshot};
+    pub use crate::error::RestoreError;
+    #[cfg(feature = "serde")]
+    pub use crate::serde_save::{EntityTable, Save, SaveDecl, Snapshot};
 }
 
 pub use access::{
     relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
 };
 pub use bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
+pub use bounds::ComponentBounds;
 pub use column_query::ColumnQuery;
 pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
-pub use decl::ComponentBounds;
-pub use decl::{Component, ContextDecl, Dispatch, Settings, SystemInfo, SystemOf};
+pub use decl::{Component, ContextDecl, Settings, SystemInfo, SystemOf};
+pub use entity::Entities;
 #[doc(hidden)]
 pub use entity::Table;
-pub use entity::{Entities, Entity, EntityId};
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
+pub use handle::{Entity, EntityId};
 pub use layout::Layout;
 pub use liveness::Liveness;
 pub use many::{InstanceKey, Many};
+pub use many_query::{InstanceQuery, Instances, InstancesMut};
 pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
+pub use proxy::ManyComponent;
 pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
 pub use proxy::{Exclusive, Lookup, PreparedQuery, QueryIter};
 pub use query::{Query, SharedQuery};
 pub use resource::{Resource, ResourceBounds, ResourceCell};
+pub use run::Dispatch;
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
 #[doc(hidden)]
 pub use sparse_set::{Diff, Match};
+pub use storage::{ManyMut, ManyRef};
 pub use stream::{Consume, Consumes, Stream, StreamOutput};
 pub use system::{SlotCore, System, SystemSlot};

@@ -1,8 +1,8 @@
 //! A handle that answers "is this entity alive?" from any thread, without
 //! a lock, while the context runs steps.
 
-use crate::entity::Entity;
 use crate::generations::Generations;
+use crate::handle::Entity;
 use std::sync::Arc;
 
 /// A handle to a context's liveness table: checks from any thread whether

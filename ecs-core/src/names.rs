@@ -9,7 +9,7 @@
 //! reclaimed entity. No system iteration touches them; a lookup is an
 //! explicit call, one hash of the name.
 
-use crate::entity::Entity;
+use crate::handle::Entity;
 use std::collections::HashMap;
 
 /// Naming an entity failed; nothing changed.

@@ -9,7 +9,7 @@
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::block::{Place, Staged};
 use crate::decl::{Component, ContextDecl};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::storage::Column;
 
 /// The access of one query element: component index and whether mutable.
@@ -407,6 +407,10 @@ macro_rules! tuple_query {
 /// The single access of an element query (elements are never tuples),
 /// for entity and column queries.
 pub(crate) const fn first(access: &'static [Access]) -> Access {
+    // `()` borrows nothing (`for_each_instance`'s query beside the instance).
+    if access.is_empty() {
+        return None;
+    }
     assert!(access.len() == 1, "queries may not be nested tuples");
     access[0]
 }

@@ -38,7 +38,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     pub(crate) fn clear_all(&mut self) {
         self.refresh_with(&mut crate::events::NoEvents, false);
         for id in 0..self.entities.id_bound() {
-            self.entities.kill_id(crate::entity::EntityId::from_bits(id as u32));
+            self.entities.kill_id(crate::handle::EntityId::from_bits(id as u32));
         }
         self.refresh_with(&mut crate::events::NoEvents, false);
     }

@@ -3,13 +3,86 @@
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
-use crate::decl::{ContextDecl, Dispatch, SystemOf};
+use crate::decl::{ContextDecl, SystemOf};
 use crate::events::EventSink;
+use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::schedule::Team;
 use crate::sparse_set::SparseSet;
-use crate::system::{Pending, SlotCore, System};
+use crate::system::{SlotCore, System};
 use core::sync::atomic::Ordering;
+
+/// Runs system `index` of the context with arguments `A`: the static dispatch
+/// from a system index to its type, generated for every `A` that all systems
+/// accept.
+///
+/// # Safety
+/// `dispatch(cx, index, args)` runs system `index` with `args` through
+/// [`Context::run_system`] (or `Context::run_column_system`, for a column
+/// step; `Context::run_stream` for a producer another system streams, with
+/// that consumer, and `Context::run_consumer` for the consumer, when the
+/// declaration proves `run_stream`'s contract; or does nothing when `index`
+/// is no system's),
+/// and uses `cx` for nothing else. The scheduler calls it on several
+/// threads at once while systems run, and [`Context::system`] and
+/// [`Context::outputs`] rely on no code other than the scheduler's holding
+/// `&Context` then: a hand-written `dispatch` that read a system's state
+/// while that system runs would alias its `&mut`.
+///
+/// `declare_context!` implements it for every argument type `A` that all
+/// systems take (`impl System<World, A>` for each); name it to run the
+/// systems of any context:
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Dispatch};
+/// use ecs::{Context, Data, System};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Move;
+/// # #[derive(Default)]
+/// # pub struct Draw;
+/// #
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems {
+/// #             movement: Move { read: [Velocity], write: [Position] }
+/// #             draw: Draw { read: [Position], after: [movement] }
+/// #         }
+/// #     }
+/// # }
+/// #
+/// impl System<World, f32> for Move {
+///     fn process(&self, data: &mut Data<'_, World, Self>, dt: &f32) {
+///         data.for_each::<(&mut Position, &Velocity)>(|(p, v)| p.0 += v.0 * dt);
+///     }
+/// }
+/// impl System<World, f32> for Draw {
+///     fn process(&self, _: &mut Data<'_, World, Self>, _: &f32) {}
+/// }
+///
+/// /// Runs `n` steps of `dt` seconds, in any context whose systems take an `f32`.
+/// fn simulate<Cx: ContextDecl + Dispatch<f32>>(cx: &mut Context<Cx>, n: usize, dt: f32) {
+///     for _ in 0..n {
+///         cx.step(|p| p.run_all(&dt));
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// let e = world.step(|p| p.spawn((Position(0.0), Velocity(1.0))).unwrap());
+/// simulate(&mut world, 4, 0.25);
+/// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
+/// ```
+pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
+    /// Runs system `index` (all its subtasks) with `args`.
+    ///
+    /// # Safety
+    /// As [`Context::run_system`]: only the closure `run_selected` gives the
+    /// scheduler (or `run_all`'s loop on one thread) may call it, which runs
+    /// each system once, never beside a conflicting one, after matching.
+    unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
+}
 
 impl<Cx: ContextDecl> Context<Cx> {
     /// Runs every system ([`Step::run_all`](crate::Step::run_all)), with

@@ -20,9 +20,9 @@
 
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::entity::EntityId;
+use crate::error::RestoreError;
+use crate::handle::EntityId;
 use crate::storage::Column;
-use core::fmt;
 use core::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, SerializeStruct};
@@ -199,39 +199,6 @@ pub struct Snapshot<Cx: SaveDecl> {
     components: Cx::Columns,
     resources: Cx::SavedResources,
 }
-
-/// Restoring a snapshot failed; the context is unchanged.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RestoreError {
-    /// The snapshot has more entity slots than the context's fixed limit.
-    TooManyEntities {
-        /// Slots in the snapshot (live entities and free slots, which
-        /// handles may name).
-        slots: usize,
-        /// The most slots the context can hold.
-        limit: usize,
-    },
-    /// The snapshot is not one a context could have saved: a slot given
-    /// two ids or out of range, a value for an id no entity has, runs of
-    /// ids that are not pairs, overlap or are out of order, or a number of
-    /// values other than the ids'.
-    Malformed(String),
-}
-
-impl fmt::Display for RestoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RestoreError::TooManyEntities { slots, limit } => write!(
-                f,
-                "the snapshot has {slots} entity slots, more than the context's limit of {limit}"
-            ),
-            RestoreError::Malformed(why) => write!(f, "malformed snapshot: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for RestoreError {}
 
 impl<Cx: SaveDecl> Context<Cx> {
     /// The context, to serialize with any serde serializer: its entities

@@ -13,7 +13,7 @@
 //! walk their columns forwards, however many of them died.
 
 use crate::bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 
 const ABSENT: u32 = u32::MAX;
 

@@ -24,11 +24,12 @@
 
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
+use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::run::{gather, DropPendingOnUnwind};
 use crate::sparse_set::SparseSet;
 use crate::stream::{Channel, Consumes, Stream, Taken};
-use crate::system::{Pending, System};
+use crate::system::System;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::sync::Arc;

@@ -9,7 +9,8 @@
 //! its own, copied from the shared one, the first time an entity is matched
 //! differently for it.
 
-use crate::entity::{Entities, EntityId};
+use crate::entity::Entities;
+use crate::handle::EntityId;
 use crate::sparse_set::{Diff, Match, SparseSet};
 
 /// Every system's subscriber set and the owner of each.

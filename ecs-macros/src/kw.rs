@@ -33,6 +33,9 @@ pub const TAG: &str = "tag";
 pub const CUSTOM: &str = "custom";
 /// Several instances per entity: `A: many;` or `A: many(sparse_set);`.
 pub const MANY: &str = "many";
+/// The type a `many` component is named by in code, also accepted in
+/// `read` and `write`: `Many<A>`.
+pub const MANY_TYPE: &str = "Many";
 
 /// System keys.
 pub const READ: &str = "read";

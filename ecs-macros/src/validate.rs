@@ -152,7 +152,9 @@ pub fn check_system_unique(prev: &[&SystemEntry], entry: &SystemEntry, cx: &mut 
     true
 }
 
-/// Rule: `read` and `write` name declared components.
+/// Rule: `read` and `write` name declared components. A component declared
+/// `A: many` is named `A`, or `Many<A>` as code names it (and as access
+/// errors spell it).
 pub fn resolve_component(
     components: &[Component],
     entry: &SystemEntry,
@@ -161,7 +163,12 @@ pub fn resolve_component(
     cx: &mut Ctxt,
 ) -> Option<usize> {
     let name = path_key(path);
-    let found = components.iter().position(|c| c.name == name);
+    let found = components.iter().position(|c| c.name == name).or_else(|| {
+        let inner = path_key(many_argument(path)?);
+        components
+            .iter()
+            .position(|c| c.name == inner && matches!(c.storage, Storage::Many(_)))
+    });
     if found.is_none() {
         // Suggest only components the user declared, not ones an earlier
         // mistake declared implicitly.
@@ -181,6 +188,21 @@ pub fn resolve_component(
         );
     }
     found
+}
+
+/// `A` when `path` is `Many<A>`.
+fn many_argument(path: &Path) -> Option<&Path> {
+    let last = path.segments.last()?;
+    if last.ident != kw::MANY_TYPE {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(syn::Type::Path(ty))) if args.args.len() == 1 => Some(&ty.path),
+        _ => None,
+    }
 }
 
 /// Rule: `after` and `stream` name declared systems.

@@ -13,7 +13,8 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::entity::{Entities, EntityId};
+use crate::entity::Entities;
+use crate::handle::EntityId;
 use crate::proxy::{Components, Defer};
 use crate::storage::drops::Panics;
 use crate::storage::Column;

@@ -6,7 +6,7 @@ use crate::access::DependsOn;
 use crate::column_query::ColumnQuery;
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::query::is_valid;
 use crate::schedule::subtask_range;
 use crate::sparse_set::SparseSet;

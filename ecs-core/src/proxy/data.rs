@@ -5,13 +5,13 @@ use crate::bitset::ComponentSet;
 use crate::block::BLOCK;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
-use crate::entity::{Entity, EntityId};
+use crate::handle::{Entity, EntityId};
+use crate::pending::Pending;
 use crate::proxy::Defer;
 use crate::query::{is_valid, Query, SharedQuery};
 use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
-use crate::system::Pending;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
@@ -357,7 +357,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// walk: both walks' constants would be evaluated, giving two errors for
     /// one mistake).
     #[inline(always)]
-    fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(
+        &mut self,
+        mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
+    ) {
         // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut self.view;
         let all = view.all;
@@ -440,6 +443,15 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             };
             f(view, item);
         }
+    }
+
+    /// This subtask's ids, whether they are one ascending run of
+    /// consecutive ids, and the storages (for walks outside this file).
+    #[inline(always)]
+    pub(super) fn subtask_ids(&self) -> (&'a [EntityId], bool, &'a Cx::Storages) {
+        let view = &self.view;
+        let ids = &view.all[view.range.clone()];
+        (ids, run_from(view.set, view.range.start).is_some(), view.cx.storages())
     }
 
     /// Component `C` of one of this subtask's own entities (`None` for any
@@ -758,14 +770,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
 }
 
 /// Whether query `Q` of system `S` may hand out its items.
-struct ValidQuery<Cx, S, Q>(PhantomData<(Cx, S, Q)>);
+pub(super) struct ValidQuery<Cx, S, Q>(PhantomData<(Cx, S, Q)>);
 
 impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
     /// Fails to compile (constant evaluation) when `Q` borrows one component
     /// twice with one borrow mutable: what makes handing out its items
     /// sound. A constant, not a function, so that checking it compiles no
     /// code.
-    const OK: () = assert!(
+    pub(super) const OK: () = assert!(
         is_valid(Q::ACCESS),
         "a query may not borrow the same component twice when one borrow is mutable"
     );
@@ -863,7 +875,7 @@ fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range
 /// so compiled once rather than in every walk; always inlined, so that the
 /// walk sees `run_start`'s checks.
 #[inline(always)]
-fn run_from(set: &SparseSet, start: usize) -> Option<u32> {
+pub(super) fn run_from(set: &SparseSet, start: usize) -> Option<u32> {
     set.run_start().map(|first| first.0 + start as u32)
 }
 

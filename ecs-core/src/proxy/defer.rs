@@ -4,8 +4,8 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::entity::{Entity, EntityId};
 use crate::error::{ContextFull, NoSuchEntity};
+use crate::handle::{Entity, EntityId};
 use crate::resource::Resource;
 use crate::storage::Column;
 
@@ -343,7 +343,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// is what systems are matched by (a column may hold a value no entity
     /// claims, left by a spawn that panicked: that is not the entity's).
     #[inline]
-    fn holder<C: Component<Cx>>(&self, e: Entity) -> Option<EntityId> {
+    pub(super) fn holder<C: Component<Cx>>(&self, e: Entity) -> Option<EntityId> {
         let id = self.cx.entities.id_of(e)?;
         self.cx.entities.bits(id).contains(C::INDEX).then_some(id)
     }

@@ -2,7 +2,7 @@
 
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
-use crate::entity::EntityId;
+use crate::handle::EntityId;
 use crate::proxy::View;
 use crate::query::{Query, SharedQuery};
 use crate::sparse_set::SparseSet;

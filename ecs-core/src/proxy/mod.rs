@@ -22,6 +22,7 @@ pub(crate) mod world_query;
 pub use columns::Columns;
 pub use data::{Data, View};
 pub use defer::Defer;
+pub use instances::ManyComponent;
 pub use lookup::Lookup;
 pub use prepared::PreparedQuery;
 pub use spawn::{Bundle, CloneBundle, Components, Spawned};

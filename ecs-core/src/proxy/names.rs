@@ -2,7 +2,7 @@
 //! (and in deferred functions), looking up read-only in systems.
 
 use crate::decl::{ContextDecl, SystemOf};
-use crate::entity::{Entity, EntityId};
+use crate::handle::{Entity, EntityId};
 use crate::liveness::Liveness;
 use crate::names::{NameError, Names};
 use crate::proxy::{Defer, View};

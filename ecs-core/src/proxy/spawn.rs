@@ -3,8 +3,8 @@
 
 use crate::bitset::ComponentSet;
 use crate::decl::{Component, ContextDecl};
-use crate::entity::{Entity, EntityId};
 use crate::error::ContextFull;
+use crate::handle::{Entity, EntityId};
 use crate::proxy::Defer;
 use crate::storage::drops::drop_each;
 use crate::storage::Column;
@@ -129,7 +129,7 @@ pub trait Bundle<Cx: ContextDecl>: Components<Cx> + sealed::SealedBundle<Cx> {}
 /// name, so no other crate can implement them, nor call their methods.
 mod sealed {
     use crate::decl::ContextDecl;
-    use crate::entity::EntityId;
+    use crate::handle::EntityId;
     use core::ops::Range;
 
     /// Implemented by `()` and by the tuples of one to twelve components.

@@ -1,9 +1,10 @@
 //! The step proxy: exclusive access to a context between refreshes.
 
 use crate::access::Independent;
-use crate::decl::{ContextDecl, Dispatch, SystemOf};
+use crate::decl::{ContextDecl, SystemOf};
 use crate::events::EventSink;
 use crate::proxy::Defer;
+use crate::run::Dispatch;
 use crate::schedule::Adapters;
 use core::ops::{Deref, DerefMut};
 

@@ -3,9 +3,9 @@
 use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
-use crate::decl::ComponentBounds;
-use crate::entity::EntityId;
+use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::ops::Range;

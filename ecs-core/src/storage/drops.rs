@@ -126,8 +126,8 @@ fn discard(payload: Box<dyn Any + Send>) {
 mod tests {
     use super::super::{Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
     use super::*;
-    use crate::entity::EntityId;
     use crate::error::EntityLimit;
+    use crate::handle::EntityId;
     use std::cell::Cell;
     use std::sync::{Arc, Mutex};
 

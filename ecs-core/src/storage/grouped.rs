@@ -7,9 +7,9 @@
 
 use super::drops::drop_each;
 use super::{Column, Storage};
-use crate::decl::ComponentBounds;
-use crate::entity::EntityId;
+use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::ptr::{addr_of_mut, NonNull};

@@ -3,9 +3,9 @@
 
 use super::drops::drop_each;
 use super::{Column, Storage};
-use crate::decl::ComponentBounds;
-use crate::entity::EntityId;
+use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::cell::UnsafeCell;
 use core::ops::Range;
 use core::ptr::NonNull;

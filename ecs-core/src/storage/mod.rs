@@ -12,7 +12,7 @@
 //! | `sparse_set` | [`SparseSetStorage`] | packed values, id-to-index map, swap-remove |
 //! | `hash_map` | [`HashMapStorage`] | packed values found through a hash map from id, for rare components |
 //! | `tag` | [`Tag`] | no data: presence bits of a zero-sized type |
-//! | `many` | [`Contiguous`]`<`[`Many<T>`](crate::Many)`>` (or the `sparse_set`, `hash_map` column of sets) | a never-empty set of instances per entity: one inline, several in a `Vec` |
+//! | `many` | [`ManyColumn`] | first instances in a `contiguous` (or `sparse_set`, `hash_map`) column, the others and every key per id beside it |
 //!
 //! # Concurrency contract
 //! While systems run, a column is only shared (`&self`); systems write values
@@ -25,6 +25,7 @@ mod contiguous;
 pub(crate) mod drops;
 mod grouped;
 mod hash_map;
+mod many;
 mod presence;
 mod sparse_set;
 mod tag;
@@ -32,11 +33,12 @@ mod tag;
 pub use contiguous::Contiguous;
 pub use grouped::{Group, GroupColumn, Grouped, Member};
 pub use hash_map::HashMapStorage;
+pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};
 pub use sparse_set::SparseSetStorage;
 pub use tag::Tag;
 
-use crate::entity::EntityId;
 use crate::error::EntityLimit;
+use crate::handle::EntityId;
 use core::ops::Range;
 use core::ptr::NonNull;
 

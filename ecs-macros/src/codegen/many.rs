@@ -1,7 +1,7 @@
 //! What `many` changes in the emitted code: the type that implements
 //! `Component` (and names the component in systems' rights) is the set of
-//! instances, `Many<A>`, rather than `A`; its column is the inner strategy's
-//! column of sets.
+//! instances, `Many<A>`, rather than `A`; its column is a `ManyColumn`
+//! whose first instances live in the inner strategy's column.
 
 use crate::model::{Component, ManyInner, Storage};
 use proc_macro2::TokenStream;
@@ -19,21 +19,24 @@ pub fn component_type(comp: &Component) -> TokenStream {
     }
 }
 
-/// The column of a `many` component: the inner strategy's column of sets.
+/// The column of a `many` component: first instances in the inner
+/// strategy's column, the others beside it.
 pub fn storage_type(inner: ManyInner, comp: &Component) -> TokenStream {
-    let set = component_type(comp);
-    match inner {
-        ManyInner::Contiguous => quote!(::ecs::__private::Contiguous<#set>),
-        ManyInner::SparseSet => quote!(::ecs::__private::SparseSetStorage<#set>),
-        ManyInner::HashMap => quote!(::ecs::__private::HashMapStorage<#set>),
-    }
+    let first = component_type(comp);
+    let path = comp.path;
+    let inner = match inner {
+        ManyInner::Contiguous => quote!(::ecs::__private::Contiguous<#first>),
+        ManyInner::SparseSet => quote!(::ecs::__private::SparseSetStorage<#first>),
+        ManyInner::HashMap => quote!(::ecs::__private::HashMapStorage<#first>),
+    };
+    quote!(::ecs::__private::ManyColumn<#path, #inner>)
 }
 
 /// The storage column of the generated docs' component table.
 pub fn describe(inner: ManyInner) -> String {
     match inner {
-        ManyInner::Contiguous => "`many` (sets of instances)".to_owned(),
-        ManyInner::SparseSet => "`many(sparse_set)` (sets of instances)".to_owned(),
-        ManyInner::HashMap => "`many(hash_map)` (sets of instances)".to_owned(),
+        ManyInner::Contiguous => "`many` (instances per entity)".to_owned(),
+        ManyInner::SparseSet => "`many(sparse_set)` (instances per entity)".to_owned(),
+        ManyInner::HashMap => "`many(hash_map)` (instances per entity)".to_owned(),
     }
 }

@@ -13,7 +13,9 @@ use ecs::{
     declare_context, Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity,
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
-use ecs::{ColumnSystem, Columns, InstanceKey, Liveness, Many, NameError};
+use ecs::{ColumnSystem, Columns, InstanceKey, Instances, InstancesMut, Liveness, Many, ManyMut, ManyRef, NameError};
+use ecs::storage::{IterMut, ManyColumn};
+use ecs::traits::{InstanceQuery, ManyComponent};
 use ecs::{Consume, Layout, Lookup, Stream};
 use ecs::traits::StreamOutput;
 use ecs::traits::{ColumnQuery, ColumnStepOf};

@@ -87,11 +87,7 @@ impl System<Scene> for Render {
 
 impl System<Scene> for Emit {
     fn process(&self, data: &mut Data<'_, Scene, Self>, _: &()) {
-        data.for_each::<&mut Many<Emitter>>(|emitters| {
-            for e in emitters.iter_mut() {
-                e.particles += 1;
-            }
-        });
+        data.for_each_instance::<&mut Emitter, ()>(|e, ()| e.particles += 1);
     }
 }
 

@@ -1,5 +1,8 @@
 //! What a system walk costs per entity over a `many` component whose
-//! entities each hold one instance, against the same values `contiguous`.
+//! entities each hold one instance, against the same values `contiguous`:
+//! per instance (`many`, `Data::for_each_instance`) and per entity
+//! (`many-view`, the `InstancesMut` query), and both with every 10th
+//! entity holding 3 instances (`many-mix`, `many-view-mix`).
 //!
 //! ```sh
 //! cargo build --release --manifest-path benches/drivers/Cargo.toml
@@ -11,7 +14,7 @@
 //! cost per entity and step is (count at 2N - count at N) / (N * STEPS)
 //! minus the same difference for the creation alone (`... many-setup N`).
 
-use ecs::{Data, Many, System};
+use ecs::{Data, InstancesMut, Many, System};
 use std::hint::black_box;
 
 const STEPS: usize = 20;
@@ -36,27 +39,43 @@ mod many {
         }
     }
 
-    impl System<Ctx> for Emit {
-        fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
-            data.for_each::<(&mut Many<Emitter>, &Pos)>(|(set, p)| {
-                for e in set.iter_mut() {
-                    e.0 += p.0;
-                }
-            });
+    /// The argument: `true` to walk entity by entity through their
+    /// instances, `false` to walk each instance.
+    impl System<Ctx, bool> for Emit {
+        fn process(&self, data: &mut Data<'_, Ctx, Self>, &view: &bool) {
+            if view {
+                data.for_each::<(InstancesMut<Emitter>, &Pos)>(|(mut set, p)| {
+                    for e in set.iter_mut() {
+                        e.0 += p.0;
+                    }
+                });
+            } else {
+                data.for_each_instance::<&mut Emitter, &Pos>(|e, p| e.0 += p.0);
+            }
         }
     }
 
-    pub fn run(n: usize, steps: usize) -> f32 {
+    /// `n` entities of one instance each, or (`mix`) every 10th with 3;
+    /// `steps` runs of the per-instance walk, or (`view`) of the
+    /// per-entity one.
+    pub fn run(n: usize, steps: usize, mix: bool, view: bool) -> f32 {
         let mut cx = Ctx::new();
         cx.step(|p| {
             for i in 0..n {
-                p.spawn((Many::new(Emitter(0.0)), Pos(i as f32))).unwrap();
+                let e = p.spawn((Many::new(Emitter(0.0)), Pos(i as f32))).unwrap();
+                if mix && i % 10 == 0 {
+                    p.add_instance(e, Emitter(1.0)).unwrap();
+                    p.add_instance(e, Emitter(2.0)).unwrap();
+                }
             }
         });
         for _ in 0..steps {
-            cx.step(|p| p.run_all(&()));
+            cx.step(|p| p.run_all(&view));
         }
-        cx.step(|p| p.query::<&Many<Emitter>>().map(|(_, s)| s[0].0).sum())
+        cx.step(|p| {
+            let es: Vec<_> = p.query::<&Many<Emitter>>().map(|(e, _)| e).collect();
+            es.iter().flat_map(|&e| p.instances::<Emitter>(e).unwrap().to_vec()).map(|e| e.0).sum()
+        })
     }
 }
 
@@ -96,20 +115,6 @@ mod plain {
 /// before any machinery.
 mod hand {
     use super::*;
-
-    /// Today's `Many<T>` enum, walked entity by entity through its slice.
-    pub fn enum_sets(n: usize, steps: usize) -> f32 {
-        let pos: Vec<Pos> = (0..n).map(|i| Pos(i as f32)).collect();
-        let mut sets: Vec<Many<Emitter>> = (0..n).map(|_| Many::new(Emitter(0.0))).collect();
-        for _ in 0..steps {
-            for (set, p) in black_box(&mut sets).iter_mut().zip(&pos) {
-                for e in set.iter_mut() {
-                    e.0 += p.0;
-                }
-            }
-        }
-        sets.iter().map(|s| s[0].0).sum()
-    }
 
     /// The first instance inline, the others behind an optional box: a
     /// branch per entity.
@@ -192,19 +197,23 @@ fn main() {
     let what = args.next().unwrap_or_else(|| "many".into());
     let n: usize = args.next().map_or(20_000, |s| s.parse().unwrap());
     let sum = match what.as_str() {
-        "many" => many::run(n, STEPS),
-        "many-setup" => many::run(n, 0),
+        "many" => many::run(n, STEPS, false, false),
+        "many-setup" => many::run(n, 0, false, false),
+        "many-view" => many::run(n, STEPS, false, true),
+        "many-view-setup" => many::run(n, 0, false, true),
+        "many-mix" => many::run(n, STEPS, true, false),
+        "many-mix-setup" => many::run(n, 0, true, false),
+        "many-view-mix" => many::run(n, STEPS, true, true),
+        "many-view-mix-setup" => many::run(n, 0, true, true),
         "plain" => plain::run(n, STEPS),
         "plain-setup" => plain::run(n, 0),
-        "hand-enum" => hand::enum_sets(n, STEPS),
-        "hand-enum-setup" => hand::enum_sets(n, 0),
         "hand-inline" => hand::inline_first(n, STEPS),
         "hand-inline-setup" => hand::inline_first(n, 0),
         "hand-split" => hand::split_column(n, STEPS),
         "hand-split-setup" => hand::split_column(n, 0),
         "hand-plain" => hand::plain(n, STEPS),
         "hand-plain-setup" => hand::plain(n, 0),
-        _ => panic!("many, plain, hand-enum, hand-inline, hand-split or hand-plain, each with -setup"),
+        _ => panic!("many, many-view, many-mix, many-view-mix, plain, hand-inline, hand-split or hand-plain, each with -setup"),
     };
     println!("{what} {n}: {}", black_box(sum));
 }

@@ -55,6 +55,9 @@ pub fn ecs_variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
     if matches!(w, Workload::Fragmented | Workload::FragmentedChurn) {
         return fragmented::variants(w);
     }
+    if w == Workload::MoveCollideRender {
+        return move_collide_render::variants();
+    }
     ecs::variants(w)
 }
 

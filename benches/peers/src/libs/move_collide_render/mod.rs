@@ -70,6 +70,33 @@ pub fn ink(p: &Pos2) -> u64 {
     (u64::from(p.0[0].to_bits()) << 32) | u64::from(p.0[1].to_bits())
 }
 
+/// Render's independent running sums in [`render`].
+const RENDER_LANES: usize = 8;
+
+/// Render over a slice of positions, as the best-effort version and ecs's
+/// column step run it: the wrapping sum of their bits, in
+/// [`RENDER_LANES`] independent sums folded at the end (the sum wraps, so the
+/// order does not change it).
+pub fn render(positions: &[Pos2]) -> u64 {
+    let mut lanes = [0u64; RENDER_LANES];
+    let mut chunks = positions.chunks_exact(RENDER_LANES);
+    for chunk in &mut chunks {
+        for (lane, p) in lanes.iter_mut().zip(chunk) {
+            *lane = lane.wrapping_add(ink(p));
+        }
+    }
+    let rest = chunks.remainder().iter().fold(0u64, |s, p| s.wrapping_add(ink(p)));
+    lanes.iter().fold(rest, |s, &lane| s.wrapping_add(lane))
+}
+
+/// Other ways to write ecs's implementation, measured beside it.
+pub fn variants() -> Vec<(&'static str, Box<dyn Bench>)> {
+    vec![(
+        "Render as an entity system, `for_each` folding one running sum (the plain baseline's loop) instead of a column step",
+        Box::new(ecs::FrameEach::new()),
+    )]
+}
+
 /// The implementation `lib` of the workload, set up; `None` for the peers
 /// not set up for it.
 pub fn make(lib: Lib) -> Option<Box<dyn Bench>> {

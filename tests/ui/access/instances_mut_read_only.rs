@@ -1,0 +1,22 @@
+//! A system that reads a `many` component may not take its instances
+//! mutably.
+use ecs::{Data, InstancesMut, System};
+
+pub struct Emitter(pub f32);
+#[derive(Default)]
+pub struct Census;
+
+ecs::declare_context! {
+    pub context World {
+        components { Emitter: many; }
+        systems { census: Census { read: [Emitter] } }
+    }
+}
+
+impl System<World> for Census {
+    fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+        data.for_each::<InstancesMut<Emitter>>(|mut all| all.first_mut().0 += 1.0);
+    }
+}
+
+fn main() {}
