@@ -955,8 +955,8 @@ impl<B: ComponentSet> Entities<B> {
 /// the sets `declare_context!` picks for up to 128 components (`Bits8` to
 /// `Bits128`) use the copy compiled here, once, rather than each context
 /// compiling its own; the callbacks go through `&mut dyn`, one call per
-/// entity moved. [`Bitset`](crate::Bitset) of more
-/// words keeps a copy per context.
+/// entity moved. [`Bitset`](crate::Bitset) of more words keeps a copy per
+/// context. ([`Entities::drain_dirty`] stays generic: see there.)
 ///
 /// Sealed by [`ComponentSet`], which no other crate can implement; not
 /// part of the public API.
