@@ -38,8 +38,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             });
         });
         if swaps > 0 {
-            self.subscriptions
-                .rebuild::<Cx>(&mut self.systems, self.entities.runs());
+            self.subscriptions.rebuild(Cx::SIGNATURES, self.entities.runs());
         }
         core::mem::forget(guard);
     }

@@ -97,13 +97,13 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// What the runtime needs of a component bitset; implemented by [`Bits8`],
-/// [`Bits16`], [`Bits32`] and [`Bitset`].
+/// [`Bits16`], [`Bits32`], [`Bits64`], [`Bits128`] and [`Bitset`].
 ///
 /// `declare_context!` picks the narrowest that holds every component; the
 /// runtime only uses this interface.
 ///
 /// Sealed: systems read components without checking because an entity's
-/// set says it holds them, so only these four types, which are correct
+/// set says it holds them, so only these six types, which are correct
 /// sets, implement it.
 ///
 /// ```
@@ -162,7 +162,7 @@ pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + cor
 mod sealed {
     #[diagnostic::on_unimplemented(
         message = "`ecs::traits::ComponentSet` is sealed: `{Self}` cannot implement it",
-        note = "component sets are `Bits8`, `Bits16`, `Bits32` and `Bitset<W>`; `declare_context!` picks the narrowest that holds every component"
+        note = "component sets are `Bits8`, `Bits16`, `Bits32`, `Bits64`, `Bits128` and `Bitset<W>`; `declare_context!` picks the narrowest that holds every component"
     )]
     pub trait Sealed {}
 }
@@ -227,7 +227,7 @@ impl<const W: usize> ComponentSet for Bitset<W> {
 /// of sets is small to write when entities are created and to scan when many
 /// change at once.
 macro_rules! small_set {
-    ($(#[$doc:meta])* $name:ident, $word:ty) => {
+    ($(#[$doc:meta])* $name:ident, $word:ty, |$w:ident| $words:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
         pub struct $name($word);
@@ -297,7 +297,8 @@ macro_rules! small_set {
             }
             #[inline]
             fn for_each(&self, f: impl FnMut(usize)) {
-                ones(&[u64::from(self.0)]).for_each(f)
+                let $w = self.0;
+                ones(&$words).for_each(f)
             }
             #[inline]
             fn clear(&mut self) {
@@ -309,15 +310,23 @@ macro_rules! small_set {
 
 small_set! {
     /// A set of component indices below 8, in one byte.
-    Bits8, u8
+    Bits8, u8, |w| [u64::from(w)]
 }
 small_set! {
     /// A set of component indices below 16, in two bytes.
-    Bits16, u16
+    Bits16, u16, |w| [u64::from(w)]
 }
 small_set! {
     /// A set of component indices below 32, in four bytes.
-    Bits32, u32
+    Bits32, u32, |w| [u64::from(w)]
+}
+small_set! {
+    /// A set of component indices below 64, in eight bytes.
+    Bits64, u64, |w| [w]
+}
+small_set! {
+    /// A set of component indices below 128, in sixteen bytes.
+    Bits128, u128, |w| [w as u64, (w >> 64) as u64]
 }
 
 #[cfg(test)]
@@ -370,6 +379,8 @@ mod tests {
         check(Bits8::from_indices, 8);
         check(Bits16::from_indices, 16);
         check(Bits32::from_indices, 32);
+        check(Bits64::from_indices, 64);
+        check(Bits128::from_indices, 128);
         check(Bitset::<1>::from_indices, 64);
         check(Bitset::<2>::from_indices, 128);
     }

@@ -493,7 +493,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// ```
     pub fn subscribers<S: SystemOf<Cx>>(&mut self) -> &[EntityId] {
         self.match_dirty(&mut Vec::new(), false);
-        self.subscriptions.of::<Cx>(&self.systems, S::INDEX).as_slice()
+        self.subscriptions.of(S::INDEX).as_slice()
     }
 
     /// The state of system `S`.
@@ -720,12 +720,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         // entity becomes one ascending run again, which systems walk
         // linearly. (A set already in order costs one check.)
         let ids = self.entities.id_bound();
-        self.subscriptions.restore_runs::<Cx>(&mut self.systems, ids);
+        self.subscriptions.restore_runs(ids);
     }
 
     #[inline(never)]
     fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
-        let (systems, subscriptions) = (&mut self.systems, &mut self.subscriptions);
+        let subscriptions = &mut self.subscriptions;
         // Runs of entities alike (a batch of new ones) are matched at once.
         self.entities.drain_dirty(|first, ids, life, bits| {
             let want = |i: usize| life == Life::Alive && bits.contains_all(&Cx::SIGNATURES[i]);
@@ -734,7 +734,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 slot: first.slot + (id.0 - start),
                 generation: first.generation,
             };
-            let whole = subscriptions.update_run::<Cx>(systems, ids.clone(), want, |id, i, subscribed| {
+            let whole = subscriptions.update_run(ids.clone(), want, |id, i, subscribed| {
                 if collect {
                     events.push(if subscribed {
                         Event::Subscribe(i, handle(id))
@@ -766,7 +766,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(never)]
     fn match_bulk(&mut self, events: &mut Vec<Event>, collect: bool) {
         let changed = self.entities.bulk();
-        let (entities, systems, subscriptions) = (&self.entities, &mut self.systems, &mut self.subscriptions);
+        let (entities, subscriptions) = (&self.entities, &mut self.subscriptions);
         let mut report = |i: usize, id: EntityId, subscribed: bool| {
             let handle = entities.entity_with_id(id);
             events.push(if subscribed {
@@ -776,7 +776,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             });
         };
         let report: Option<&mut dyn FnMut(usize, EntityId, bool)> = if collect { Some(&mut report) } else { None };
-        subscriptions.rematch::<Cx>(systems, entities, &changed, report);
+        subscriptions.rematch(Cx::SIGNATURES, entities, &changed, report);
         self.entities.clear_bulk();
     }
 
@@ -784,7 +784,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// keeping their order.
     #[inline]
     pub(crate) fn compact_subscribers(&mut self) {
-        self.subscriptions.compact::<Cx>(&mut self.systems);
+        self.subscriptions.compact();
     }
 }
 /// The cores this process may use, asked once: `available_parallelism`

@@ -88,13 +88,15 @@ pub mod save {
 pub use access::{
     relation, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn, Independent, Relations,
 };
-pub use bitset::{Bits16, Bits32, Bits8, Bitset, ComponentSet};
+pub use bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
 pub use bounds::ComponentBounds;
 pub use column_query::ColumnQuery;
 pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
 pub use decl::{Component, ContextDecl, Settings, SystemInfo, SystemOf};
 pub use entity::Entities;
+#[doc(hidden)]
+pub use entity::Table;
 pub use error::{ContextFull, EntityLimit, NoSuchEntity};
 pub use events::RefreshEvents;
 pub use handle::{Entity, EntityId};
@@ -113,6 +115,8 @@ pub use resource::{Resource, ResourceBounds, ResourceCell};
 pub use run::Dispatch;
 pub use schedule::{Adapters, Parallelism};
 pub use sparse_set::SparseSet;
+#[doc(hidden)]
+pub use sparse_set::{Diff, Match};
 pub use storage::{ManyMut, ManyRef};
 pub use stream::{Consume, Consumes, Stream, StreamOutput};
 pub use system::{SlotCore, System, SystemSlot};

@@ -53,15 +53,16 @@ pub(crate) struct Names {
     by_slot: HashMap<u32, Box<str>>,
 }
 
+/// Not generic and not inlined: a context's generic code (reclamation,
+/// `Step::entity_named`) calls these, and their hashing and probing is
+/// compiled once here, not in every crate that declares a context.
 impl Names {
     /// The entity holding `name` (perhaps killed, not yet reclaimed).
-    #[inline]
     pub(crate) fn get(&self, name: &str) -> Option<Entity> {
         self.by_name.get(name).copied()
     }
 
     /// The name of the entity of `slot`, if it holds one.
-    #[inline]
     pub(crate) fn name_of(&self, slot: u32) -> Option<&str> {
         self.by_slot.get(&slot).map(|n| &**n)
     }
@@ -82,7 +83,6 @@ impl Names {
     }
 
     /// Releases the name of the entity of `slot`, returning it.
-    #[inline]
     pub(crate) fn release(&mut self, slot: u32) -> Option<Box<str>> {
         let name = self.by_slot.remove(&slot)?;
         self.by_name.remove(&name);

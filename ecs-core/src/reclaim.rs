@@ -54,8 +54,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         let (handle, id) = self.entities.entity_at(slot);
         // A set that no longer holds the id reports nothing: removing twice
         // is removing once.
-        self.subscriptions
-            .remove::<Cx>(&mut self.systems, id, |i| fire(Event::Unsubscribe(i, handle)));
+        self.subscriptions.remove(id, |i| fire(Event::Unsubscribe(i, handle)));
         let bits = *self.entities.bits(id);
         bits.for_each(|c| {
             self.entities.clear_dying_bit(id, c);

@@ -54,7 +54,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             && !*self.gathered.get_mut()
             && !self.entities.has_dying()
             && !self.entities.has_holes()
-            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+            && self.subscriptions.all_tidy(Cx::SYSTEMS.len());
         if !idle {
             self.refresh_all(events, collect);
         }
@@ -86,7 +86,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             // The entities with the highest ids move into the ids the
             // reclaimed ones left: values and subscriptions follow, handles
             // stay valid, and the ids stay packed.
-            let (storages, systems, subscriptions) = (&mut self.storages, &mut self.systems, &mut self.subscriptions);
+            let (storages, subscriptions) = (&mut self.storages, &mut self.subscriptions);
             // Between moving an entity's values and moving its subscriptions,
             // a system's set may name an id whose values are elsewhere. Only
             // a custom storage's `relocate` (or the `remove` and `insert` of
@@ -96,7 +96,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             let guard = AbortOnUnwind;
             self.entities.pack(|from, to, bits| {
                 bits.for_each(|c| Cx::relocate_component(storages, c, from, to));
-                subscriptions.relocate::<Cx>(systems, from, to);
+                subscriptions.relocate(from, to);
             });
             core::mem::forget(guard);
         }

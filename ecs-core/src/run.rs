@@ -135,7 +135,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         let idle = !collect
             && !self.entities.has_dirty()
             && self.entities.bulk().is_empty()
-            && self.subscriptions.all_tidy::<Cx>(&self.systems);
+            && self.subscriptions.all_tidy(Cx::SYSTEMS.len());
         if !idle {
             self.match_and_fire(events, collect);
         }
@@ -205,7 +205,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // cell, after this returns (`SystemCell`'s documentation).
         let (state, outputs, scratch) = unsafe { slot.cell.run() };
         before(state);
-        let set = self.subscriptions.of::<Cx>(&self.systems, S::INDEX);
+        let set = self.subscriptions.of(S::INDEX);
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             S::PARALLELISM.subtasks(set.len(), self.threads)
         } else {

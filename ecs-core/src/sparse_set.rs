@@ -12,7 +12,7 @@
 //! its end, so entities created together stay in ascending order and systems
 //! walk their columns forwards, however many of them died.
 
-use crate::bitset::ComponentSet;
+use crate::bitset::{Bits128, Bits16, Bits32, Bits64, Bits8, Bitset, ComponentSet};
 use crate::handle::EntityId;
 
 const ABSENT: u32 = u32::MAX;
@@ -190,7 +190,14 @@ impl SparseSet {
     /// in two loops without branches that the compiler vectorises, then
     /// packed into words eight bytes at a time. A matching that changes
     /// nothing costs well under a nanosecond per id.
-    pub(crate) fn diff<B: ComponentSet>(&self, bits: &[B], signature: &B) -> Diff {
+    #[inline]
+    pub(crate) fn diff<B: Match>(&self, bits: &[B], signature: &B) -> Diff {
+        B::diff(self, bits, signature)
+    }
+
+    /// [`diff`](Self::diff)'s body, compiled once per set type (see
+    /// [`Match`]).
+    fn diff_in<B: ComponentSet>(&self, bits: &[B], signature: &B) -> Diff {
         let words = bits.len().div_ceil(64);
         let (mut gain, mut lose) = (Vec::with_capacity(words), Vec::with_capacity(words));
         for (c, chunk) in bits.chunks(64).enumerate() {
@@ -339,7 +346,14 @@ impl SparseSet {
     /// `signature`: after the context moved entities to other ids, each set
     /// is written anew in id order rather than exchanged id by id, from the
     /// runs rather than every id's set.
-    pub(crate) fn rebuild<B: ComponentSet>(&mut self, runs: &[(B, usize)], signature: &B) {
+    #[inline]
+    pub(crate) fn rebuild<B: Match>(&mut self, runs: &[(B, usize)], signature: &B) {
+        B::rebuild(self, runs, signature)
+    }
+
+    /// [`rebuild`](Self::rebuild)'s body, compiled once per set type (see
+    /// [`Match`]).
+    fn rebuild_in<B: ComponentSet>(&mut self, runs: &[(B, usize)], signature: &B) {
         debug_assert!(self.holes.is_empty(), "rebuilt before compaction");
         let before = self.len();
         self.clear();
@@ -453,8 +467,12 @@ fn byte_bits(x: u64) -> u64 {
 /// How a set must change, from [`SparseSet::diff`]: bit `i` of `gain`
 /// (word `i / 64`) is set when id `i` must join, of `lose` when it must
 /// leave.
+///
+/// Public only to be named by [`Match`]; nothing outside this crate can
+/// make or read one.
+#[doc(hidden)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Diff {
+pub struct Diff {
     gain: Vec<u64>,
     lose: Vec<u64>,
 }
@@ -495,6 +513,50 @@ impl Diff {
     fn ids(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
         crate::bitset::ones(words).map(|id| id as u32)
     }
+}
+
+/// Matching a system's set against the entities' component sets, for one
+/// set type: [`SparseSet::diff`] and [`SparseSet::rebuild`] call it through
+/// this trait so that the sets `declare_context!` picks for up to 128
+/// components (`Bits8` to `Bits128`) use the copy compiled here, once,
+/// rather than each context compiling its own. [`Bitset`] of more words
+/// keeps a copy per context.
+///
+/// Sealed by [`ComponentSet`], which no other crate can implement; not
+/// part of the public API.
+#[doc(hidden)]
+pub trait Match: ComponentSet {
+    /// [`SparseSet::diff`].
+    fn diff(set: &SparseSet, bits: &[Self], signature: &Self) -> Diff;
+    /// [`SparseSet::rebuild`].
+    fn rebuild(set: &mut SparseSet, runs: &[(Self, usize)], signature: &Self);
+}
+
+/// `Match` through the bodies above; `$inline` is `never` for the sets
+/// compiled here (not generic, so compiled once in this crate, and not
+/// inlined, so that callers link to that copy).
+macro_rules! match_sets {
+    ($($inline:meta => $set:ty $(, const $w:ident)?;)*) => {$(
+        impl$(<const $w: usize>)? Match for $set {
+            #[$inline]
+            fn diff(set: &SparseSet, bits: &[Self], signature: &Self) -> Diff {
+                set.diff_in(bits, signature)
+            }
+            #[$inline]
+            fn rebuild(set: &mut SparseSet, runs: &[(Self, usize)], signature: &Self) {
+                set.rebuild_in(runs, signature)
+            }
+        }
+    )*};
+}
+
+match_sets! {
+    inline(never) => Bits8;
+    inline(never) => Bits16;
+    inline(never) => Bits32;
+    inline(never) => Bits64;
+    inline(never) => Bits128;
+    inline => Bitset<W>, const W;
 }
 
 #[cfg(test)]

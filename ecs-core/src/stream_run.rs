@@ -73,8 +73,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         let (c_state, c_outputs, c_scratch) = unsafe { c_slot.cell.run() };
         p_state.before(args);
         c_state.before(args);
-        let p_set = self.subscriptions.of::<Cx>(&self.systems, P::INDEX);
-        let c_set = self.subscriptions.of::<Cx>(&self.systems, C::INDEX);
+        let p_set = self.subscriptions.of(P::INDEX);
+        let c_set = self.subscriptions.of(C::INDEX);
         let subtasks = if Cx::SETTINGS.inner_parallelism {
             P::PARALLELISM.subtasks(p_set.len(), self.threads)
         } else {

@@ -9,19 +9,23 @@
 //! its own, copied from the shared one, the first time an entity is matched
 //! differently for it.
 
-use crate::bitset::ComponentSet;
-use crate::decl::ContextDecl;
 use crate::entity::Entities;
 use crate::handle::EntityId;
-use crate::sparse_set::{Diff, SparseSet};
+use crate::sparse_set::{Diff, Match, SparseSet};
 
-/// The owner of each system's subscriber set.
+/// Every system's subscriber set and the owner of each.
 ///
-/// Invariant: `owner[owner[i]] == owner[i]` for every system `i`, and the
-/// set in the slot of `owner[i]` holds exactly the ids system `i` subscribes
-/// to. Only owners' sets are read or changed; a system that is not an owner
-/// keeps an empty, unused set in its slot.
+/// Invariant: `owner[owner[i]] == owner[i]` for every system `i`, and
+/// `sets[owner[i]]` holds exactly the ids system `i` subscribes to. Only
+/// owners' sets are read or changed; a system that is not an owner keeps an
+/// empty, unused set.
+///
+/// Not generic over the context: the sets live here rather than in the
+/// systems' slots, so that matching's bookkeeping is compiled once, in
+/// this crate; only the shells that take the context's closures are
+/// generic, and inlined.
 pub(crate) struct Subscriptions {
+    sets: Vec<SparseSet>,
     owner: Vec<usize>,
     /// Whether some system uses another's set (otherwise every update takes
     /// the plain path: one set per system, nothing to compare).
@@ -36,6 +40,7 @@ impl Subscriptions {
     /// Every system sharing system 0's (empty) set.
     pub(crate) fn new(systems: usize) -> Self {
         Self {
+            sets: (0..systems).map(|_| SparseSet::new()).collect(),
             owner: vec![0; systems],
             shared: systems > 1,
             wants: vec![false; systems],
@@ -45,47 +50,43 @@ impl Subscriptions {
 
     /// The set of the entities system `i` processes.
     #[inline]
-    pub(crate) fn of<'s, Cx: ContextDecl>(&self, systems: &'s Cx::Systems, i: usize) -> &'s SparseSet {
-        &Cx::slot_core(systems, self.owner[i]).subscribers
+    pub(crate) fn of(&self, i: usize) -> &SparseSet {
+        &self.sets[self.owner[i]]
     }
 
     /// Matches one entity: `want(i)` is whether system `i` processes it from
     /// now on. Calls `changed(i, subscribed)` for each system whose
     /// membership changed, in system order.
     #[inline]
-    pub(crate) fn update<Cx: ContextDecl>(
-        &mut self,
-        systems: &mut Cx::Systems,
-        id: EntityId,
-        want: impl Fn(usize) -> bool,
-        mut changed: impl FnMut(usize, bool),
-    ) {
-        // The count is a constant of the declaration, so the compiler unrolls
-        // this loop (and removes it for a context without systems).
+    pub(crate) fn update(&mut self, id: EntityId, want: impl Fn(usize) -> bool, mut changed: impl FnMut(usize, bool)) {
         if !self.shared {
-            for i in 0..Cx::SYSTEMS.len() {
+            for (i, set) in self.sets.iter_mut().enumerate() {
                 let w = want(i);
-                let set = &mut Cx::slot_core_mut(systems, i).subscribers;
                 if if w { set.insert(id) } else { set.remove_later(id) } {
                     changed(i, w);
                 }
             }
             return;
         }
-        self.update_shared::<Cx>(systems, id, want, changed);
+        for (i, w) in self.wants.iter_mut().enumerate() {
+            *w = want(i);
+        }
+        self.update_shared(id);
+        for i in 0..self.owner.len() {
+            // An owner comes before the systems sharing its set; they want
+            // what it wants.
+            if self.changed[self.owner[i]] {
+                changed(i, self.wants[i]);
+            }
+        }
     }
 
-    fn update_shared<Cx: ContextDecl>(
-        &mut self,
-        systems: &mut Cx::Systems,
-        id: EntityId,
-        want: impl Fn(usize) -> bool,
-        mut changed: impl FnMut(usize, bool),
-    ) {
-        let n = Cx::SYSTEMS.len();
-        for i in 0..n {
-            self.wants[i] = want(i);
-        }
+    /// Matches one entity that systems want as `wants` says, when some
+    /// system shares another's set: sets `changed[o]` for each owner `o`
+    /// to whether its set changed.
+    #[inline(never)]
+    fn update_shared(&mut self, id: EntityId) {
+        let n = self.owner.len();
         // A system that disagrees with its set's owner gets its own copy of
         // the set as it is before this entity changes it: the sets agreed on
         // every entity matched so far.
@@ -93,8 +94,7 @@ impl Subscriptions {
         for i in 0..n {
             let o = self.owner[i];
             if o != i && self.wants[i] != self.wants[o] {
-                let set = Cx::slot_core(systems, o).subscribers.clone();
-                Cx::slot_core_mut(systems, i).subscribers = set;
+                self.sets[i] = self.sets[o].clone();
                 self.owner[i] = i;
                 split = true;
             }
@@ -103,15 +103,13 @@ impl Subscriptions {
             self.shared = self.owner.iter().enumerate().any(|(i, &o)| o != i);
         }
         for i in 0..n {
-            let (o, w) = (self.owner[i], self.wants[i]);
-            if o == i {
-                let set = &mut Cx::slot_core_mut(systems, i).subscribers;
-                self.changed[i] = if w { set.insert(id) } else { set.remove_later(id) };
-            }
-            // An owner comes before the systems sharing its set, so its
-            // result is already known; they want what it wants.
-            if self.changed[o] {
-                changed(i, w);
+            if self.owner[i] == i {
+                let set = &mut self.sets[i];
+                self.changed[i] = if self.wants[i] {
+                    set.insert(id)
+                } else {
+                    set.remove_later(id)
+                };
             }
         }
     }
@@ -124,21 +122,35 @@ impl Subscriptions {
     /// each id, and no other changed. Otherwise the ids are matched one by
     /// one, `changed(id, i, subscribed)` is called for each change, in
     /// `update`'s order, and this returns `false`.
-    pub(crate) fn update_run<Cx: ContextDecl>(
+    #[inline]
+    pub(crate) fn update_run(
         &mut self,
-        systems: &mut Cx::Systems,
         ids: core::ops::Range<u32>,
         want: impl Fn(usize) -> bool,
         mut changed: impl FnMut(EntityId, usize, bool),
     ) -> bool {
-        let n = Cx::SYSTEMS.len();
-        let fresh = ids.len() > 1
-            && (0..n).all(|i| self.owner[i] != i || Cx::slot_core(systems, i).subscribers.none_of(ids.clone()));
-        if !fresh {
-            for id in ids {
-                let id = EntityId(id);
-                self.update::<Cx>(systems, id, &want, |i, subscribed| changed(id, i, subscribed));
+        if ids.len() > 1 {
+            for (i, w) in self.wants.iter_mut().enumerate() {
+                *w = want(i);
             }
+            if self.take_run(ids.clone()) {
+                return true;
+            }
+        }
+        for id in ids {
+            let id = EntityId(id);
+            self.update(id, &want, |i, subscribed| changed(id, i, subscribed));
+        }
+        false
+    }
+
+    /// [`update_run`](Self::update_run)'s run matched at once, as `wants`
+    /// says, when no set holds any of `ids`; otherwise `false`, changing
+    /// nothing.
+    #[inline(never)]
+    fn take_run(&mut self, ids: core::ops::Range<u32>) -> bool {
+        let n = self.owner.len();
+        if !(0..n).all(|i| self.owner[i] != i || self.sets[i].none_of(ids.clone())) {
             return false;
         }
         // As `update_shared` does for one entity: a system that disagrees
@@ -147,9 +159,8 @@ impl Subscriptions {
             let mut split = false;
             for i in 0..n {
                 let o = self.owner[i];
-                if o != i && want(i) != want(o) {
-                    let set = Cx::slot_core(systems, o).subscribers.clone();
-                    Cx::slot_core_mut(systems, i).subscribers = set;
+                if o != i && self.wants[i] != self.wants[o] {
+                    self.sets[i] = self.sets[o].clone();
                     self.owner[i] = i;
                     split = true;
                 }
@@ -159,40 +170,40 @@ impl Subscriptions {
             }
         }
         for i in 0..n {
-            if self.owner[i] == i && want(i) {
-                Cx::slot_core_mut(systems, i).subscribers.insert_run(ids.clone());
+            if self.owner[i] == i && self.wants[i] {
+                self.sets[i].insert_run(ids.clone());
             }
         }
         true
     }
 
-    /// Matches every id again for the systems whose signature meets
-    /// `changed`: afterwards system `i` processes exactly the live entities
-    /// whose bitset contains `SIGNATURES[i]` (the other systems must
-    /// already, and no set may hold a killed entity: matching took each out
-    /// when it was killed). Calls `report(i, id, subscribed)` for each
-    /// change, system by system: the ids it gains, then those it loses, each
-    /// in id order.
+    /// Matches every id again for the systems whose signature (of
+    /// `signatures`, by system) meets `changed`: afterwards system `i`
+    /// processes exactly the live entities whose bitset contains
+    /// `signatures[i]` (the other systems must already, and no set may hold
+    /// a killed entity: matching took each out when it was killed). Calls
+    /// `report(i, id, subscribed)` for each change, system by system: the
+    /// ids it gains, then those it loses, each in id order.
     ///
     /// Each affected system's changes are found against the sets as they
     /// were (a few instructions per id), then applied: systems sharing a set
     /// keep sharing it when their changes agree, and the others get a copy
     /// of the set as it was, with their own changes.
-    pub(crate) fn rematch<Cx: ContextDecl>(
+    pub(crate) fn rematch<B: Match>(
         &mut self,
-        systems: &mut Cx::Systems,
-        entities: &Entities<Cx::Bits>,
-        changed: &Cx::Bits,
+        signatures: &[B],
+        entities: &Entities<B>,
+        changed: &B,
         report: Option<&mut dyn FnMut(usize, EntityId, bool)>,
     ) {
         let bits = entities.all_bits();
-        let count = Cx::SYSTEMS.len();
         // Empty for unaffected systems.
-        let changes: Vec<Diff> = (0..count)
-            .map(|i| {
-                let signature = &Cx::SIGNATURES[i];
+        let changes: Vec<Diff> = signatures
+            .iter()
+            .enumerate()
+            .map(|(i, signature)| {
                 if signature.intersects(changed) {
-                    self.of::<Cx>(systems, i).diff(bits, signature)
+                    self.of(i).diff(bits, signature)
                 } else {
                     Default::default()
                 }
@@ -202,7 +213,7 @@ impl Subscriptions {
         // meet in one refresh).
         let dying: Vec<EntityId> = entities.dying_ids().collect();
         let alive = |id: EntityId| entities.is_id_alive(id);
-        self.apply(&mut SetsOf::<Cx>(systems), &changes, &dying, &alive, report);
+        self.apply(&changes, &dying, &alive, report);
     }
 
     /// Applies each system's changes found by [`rematch`](Self::rematch)
@@ -213,7 +224,6 @@ impl Subscriptions {
     #[inline(never)]
     fn apply(
         &mut self,
-        sets: &mut dyn Sets,
         changes: &[Diff],
         dying: &[EntityId],
         alive: &dyn Fn(EntityId) -> bool,
@@ -242,7 +252,7 @@ impl Subscriptions {
                 for j in class {
                     self.owner[j] = i;
                 }
-                *sets.set_mut(i) = sets.set(o).clone();
+                self.sets[i] = self.sets[o].clone();
                 split = true;
             }
         }
@@ -253,7 +263,7 @@ impl Subscriptions {
         // systems sharing it have the same).
         for (i, diff) in changes.iter().enumerate() {
             if self.owner[i] == i && !diff.is_empty() {
-                sets.set_mut(i).apply(diff);
+                self.sets[i].apply(diff);
             }
         }
         // The diffs went by components alone: a killed entity holding a
@@ -262,7 +272,7 @@ impl Subscriptions {
         if !dying.is_empty() {
             for (i, diff) in changes.iter().enumerate() {
                 if self.owner[i] == i && !diff.is_empty() {
-                    let set = sets.set_mut(i);
+                    let set = &mut self.sets[i];
                     for &id in dying {
                         set.remove_later(id);
                     }
@@ -281,85 +291,59 @@ impl Subscriptions {
 
     /// Removes a dying id from every set; calls `removed(i)` for each system
     /// that processed it.
-    pub(crate) fn remove<Cx: ContextDecl>(
-        &mut self,
-        systems: &mut Cx::Systems,
-        id: EntityId,
-        mut removed: impl FnMut(usize),
-    ) {
+    #[inline]
+    pub(crate) fn remove(&mut self, id: EntityId, mut removed: impl FnMut(usize)) {
         // No system wants it: no set splits, each owner's set drops it.
-        self.update::<Cx>(systems, id, |_| false, |i, _| removed(i));
+        self.update(id, |_| false, |i, _| removed(i));
     }
 
     /// Moves the entity with id `from` to id `to` (which no entity holds) in
     /// every set that holds it, at the same place in the set.
-    pub(crate) fn relocate<Cx: ContextDecl>(&mut self, systems: &mut Cx::Systems, from: EntityId, to: EntityId) {
-        self.for_each_set::<Cx>(systems, |set| set.relocate(from, to));
+    pub(crate) fn relocate(&mut self, from: EntityId, to: EntityId) {
+        self.for_each_set(|set| set.relocate(from, to));
     }
 
     /// Closes the holes removals left in the sets, keeping their order.
-    #[inline]
-    pub(crate) fn compact<Cx: ContextDecl>(&self, systems: &mut Cx::Systems) {
-        self.for_each_set::<Cx>(systems, SparseSet::compact);
+    pub(crate) fn compact(&mut self) {
+        self.for_each_set(SparseSet::compact);
     }
 
     /// Orders by id again each (compacted) set that holds every one of the
     /// `ids` entities (ids `0..ids`), whatever relocations reordered.
-    pub(crate) fn restore_runs<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, ids: usize) {
-        self.for_each_set::<Cx>(systems, |set| set.restore_run(ids));
+    pub(crate) fn restore_runs(&mut self, ids: usize) {
+        self.for_each_set(|set| set.restore_run(ids));
     }
 
     /// Writes each set in use anew, in id order, from the entities'
-    /// component sets (`bits`, by id), once entities moved to other ids:
-    /// every entity is matched and none is dying, so a set holds exactly the
-    /// ids whose set contains its owner's signature.
-    pub(crate) fn rebuild<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, runs: &[(Cx::Bits, usize)]) {
-        for i in 0..Cx::SYSTEMS.len() {
+    /// component sets (`runs`, as `layout: archetypes` leaves them) and the
+    /// systems' `signatures`, once entities moved to other ids: every
+    /// entity is matched and none is dying, so a set holds exactly the ids
+    /// whose set contains its owner's signature.
+    pub(crate) fn rebuild<B: Match>(&mut self, signatures: &[B], runs: &[(B, usize)]) {
+        for (i, signature) in signatures.iter().enumerate() {
             if self.owner[i] == i {
-                Cx::slot_core_mut(systems, i)
-                    .subscribers
-                    .rebuild(runs, &Cx::SIGNATURES[i]);
+                self.sets[i].rebuild(runs, signature);
             }
         }
     }
 
     /// Whether every set in use is tidy ([`SparseSet::is_tidy`]): then
     /// [`compact`](Self::compact) and [`restore_runs`](Self::restore_runs)
-    /// would change nothing.
+    /// would change nothing. `n` is the number of systems, which callers
+    /// give as a constant: every step checks this, and for a few systems
+    /// the check is then a few loads, unrolled.
     #[inline]
-    pub(crate) fn all_tidy<Cx: ContextDecl>(&self, systems: &Cx::Systems) -> bool {
-        (0..Cx::SYSTEMS.len()).all(|i| self.owner[i] != i || Cx::slot_core(systems, i).subscribers.is_tidy())
+    pub(crate) fn all_tidy(&self, n: usize) -> bool {
+        let (sets, owner) = (&self.sets[..n], &self.owner[..n]);
+        (0..n).all(|i| owner[i] != i || sets[i].is_tidy())
     }
 
     /// Calls `f` with each set in use (each owner's).
-    #[inline]
-    fn for_each_set<Cx: ContextDecl>(&self, systems: &mut Cx::Systems, mut f: impl FnMut(&mut SparseSet)) {
-        for i in 0..Cx::SYSTEMS.len() {
+    fn for_each_set(&mut self, mut f: impl FnMut(&mut SparseSet)) {
+        for (i, set) in self.sets.iter_mut().enumerate() {
             if self.owner[i] == i {
-                f(&mut Cx::slot_core_mut(systems, i).subscribers);
+                f(set);
             }
         }
-    }
-}
-
-/// The subscriber sets of a context's systems, by system index: what the
-/// parts of [`Subscriptions`] compiled once (not per context) reach them by.
-trait Sets {
-    /// The set of system `i`.
-    fn set(&self, i: usize) -> &SparseSet;
-    /// The set of system `i`, mutably.
-    fn set_mut(&mut self, i: usize) -> &mut SparseSet;
-}
-
-/// The sets of the systems of context `Cx`.
-struct SetsOf<'a, Cx: ContextDecl>(&'a mut Cx::Systems);
-
-impl<Cx: ContextDecl> Sets for SetsOf<'_, Cx> {
-    fn set(&self, i: usize) -> &SparseSet {
-        &Cx::slot_core(self.0, i).subscribers
-    }
-
-    fn set_mut(&mut self, i: usize) -> &mut SparseSet {
-        &mut Cx::slot_core_mut(self.0, i).subscribers
     }
 }

@@ -3,7 +3,6 @@
 use crate::decl::{ContextDecl, SystemOf};
 use crate::pending::Pending;
 use crate::proxy::Data;
-use crate::sparse_set::SparseSet;
 use crate::system_cell::SystemCell;
 use core::sync::atomic::AtomicBool;
 use parking_lot::Mutex;
@@ -167,14 +166,11 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     }
 }
 
-/// The part of a system's slot that does not depend on its type.
+/// The part of a system's slot that does not depend on its type (its
+/// subscriber set is the context's `Subscriptions`').
 ///
-/// `subscribers` changes only during refresh (`&mut` context), and is the
-/// system's own set only once its entities differ from those of the system
-/// whose set it shared (`Subscriptions`); `pending` is filled by the
-/// system's own run and emptied by refresh.
+/// `pending` is filled by the system's own run and emptied by refresh.
 pub struct SlotCore<Cx: ContextDecl> {
-    pub(crate) subscribers: SparseSet,
     pub(crate) pending: Mutex<Pending<Cx>>,
     /// Set when the system ran as a consumer in its producer's node
     /// (`Context::run_stream`), cleared by its own node, which then does
@@ -196,17 +192,16 @@ pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// No subscribers, nothing pending.
+    /// Nothing pending.
     fn new() -> Self {
         Self {
-            subscribers: SparseSet::new(),
             pending: Mutex::new(Pending::default()),
             streamed: AtomicBool::new(false),
         }
     }
 
-    /// The cores of a context's `N` systems, each with no subscribers and
-    /// nothing pending: one loop, whatever `N`.
+    /// The cores of a context's `N` systems, each with nothing pending:
+    /// one loop, whatever `N`.
     ///
     /// # Examples
     /// ```

@@ -46,11 +46,17 @@ pub enum Limit {
 }
 
 /// The type of the context's component bitsets: the runtime's `Bits8`,
-/// `Bits16`, `Bits32`, or `Bitset<n>` of `n` 64-bit words.
+/// `Bits16`, `Bits32`, `Bits64`, `Bits128`, or `Bitset<n>` of `n` 64-bit
+/// words. The runtime compiles its entity table's and matching's
+/// bookkeeping once for each of the first five (`ecs-core`'s
+/// `entity::Table` and `sparse_set::Match`), so a context of up to 128
+/// components does not compile its own copy.
 pub enum BitsetWidth {
     Bits8,
     Bits16,
     Bits32,
+    Bits64,
+    Bits128,
     Words(usize),
 }
 
@@ -284,6 +290,8 @@ impl<'a> Model<'a> {
             0..=8 => BitsetWidth::Bits8,
             9..=16 => BitsetWidth::Bits16,
             17..=32 => BitsetWidth::Bits32,
+            33..=64 => BitsetWidth::Bits64,
+            65..=128 => BitsetWidth::Bits128,
             n => BitsetWidth::Words(n.div_ceil(64)),
         }
     }

@@ -240,29 +240,51 @@ impl Team {
     /// Calls `f(i, &mut items[i])` for every index, in parallel: the caller
     /// runs the first and helps with the rest (or with other work) until
     /// all have returned. Re-raises a panic of any of them once all have.
+    ///
+    /// A thin shell over [`for_each_index`](Self::for_each_index), which is
+    /// not generic: the queueing, waiting and panic handling are compiled
+    /// once, not once per item type in every crate declaring a context.
+    #[inline]
     pub(crate) fn for_each_mut<T: Send>(&self, items: &mut [T], f: &(dyn Fn(usize, &mut T) + Sync)) {
         let n = items.len();
+        let items = Items(items.as_mut_ptr());
+        let items = &items;
+        self.for_each_index(n, &|i| {
+            // SAFETY: `for_each_index` calls this once for each `i < n`
+            // (so `i` is in bounds and this `&mut` is the only reference to
+            // the element) and returns only after every call has returned,
+            // while `items` is still mutably borrowed here.
+            let item = unsafe { &mut *items.0.add(i) };
+            f(i, item)
+        });
+    }
+
+    /// Calls `f(i)` once for every `i < n`, in parallel: the caller runs
+    /// index 0 and helps with the rest (or with other work) until all have
+    /// returned. Re-raises a panic of any of them once all have. Callers
+    /// rely on each index being called exactly once and on every call
+    /// having returned when this returns.
+    #[inline(never)]
+    pub(crate) fn for_each_index(&self, n: usize, f: &(dyn Fn(usize) + Sync)) {
         if n == 0 {
             return;
         }
         let job = Job {
-            items: items.as_mut_ptr(),
             f,
             remaining: AtomicUsize::new(n),
             panic: Mutex::new(None),
         };
-        let data = (&job as *const Job<'_, T>).cast::<()>();
+        let data = (&job as *const Job<'_>).cast::<()>();
         // SAFETY: `job` lives until `remaining` reads 0 below, which each
-        // item's call makes visible as its last use of the job, even if the
+        // index's call makes visible as its last use of the job, even if the
         // call unwinds (a drop guard decrements it; and nothing between here
         // and the wait unwinds: calls catch the panics of `f`, and `push`
-        // never unwinds). The job is usable
-        // from any thread: `f` is `Sync`, `remaining` and `panic` are
-        // thread-safe, and each element, a `T: Send`, goes to the one call
-        // with its index; each index `1..n` is queued once.
-        self.push((1..n).map(|i| unsafe { Work::new(Job::<T>::call, data, i) }));
+        // never unwinds). The job is usable from any thread: `f` is `Sync`,
+        // `remaining` and `panic` are thread-safe; each index `1..n` is
+        // queued once.
+        self.push((1..n).map(|i| unsafe { Work::new(Job::call, data, i) }));
         // SAFETY: as above; index 0 is run here, once, and never queued.
-        unsafe { Job::<T>::call(data, 0, &self.shared) };
+        unsafe { Job::call(data, 0, &self.shared) };
         self.shared.work_until(|| job.remaining.load(Ordering::SeqCst) == 0);
         if let Some(payload) = job.panic.into_inner() {
             panic::resume_unwind(payload);
@@ -270,34 +292,38 @@ impl Team {
     }
 }
 
-/// Subtasks over a slice, each index run once.
-struct Job<'a, T> {
-    items: *mut T,
-    f: &'a (dyn Fn(usize, &mut T) + Sync),
+/// The elements of [`Team::for_each_mut`]'s slice, shared with the calls
+/// of its job.
+struct Items<T>(*mut T);
+
+// SAFETY: the calls only take the element of their own index, each index
+// once (`for_each_index`), so each element, a `T: Send`, is used by one
+// thread at a time.
+unsafe impl<T: Send> Sync for Items<T> {}
+
+/// Calls of one function, each index run once.
+struct Job<'a> {
+    f: &'a (dyn Fn(usize) + Sync),
     remaining: AtomicUsize,
     panic: Mutex<Option<Payload>>,
 }
 
-impl<T: Send> Job<'_, T> {
-    /// Runs `f(index, &mut items[index])`, keeping a panic for the owner.
+impl Job<'_> {
+    /// Runs `f(index)`, keeping a panic for the owner.
     ///
     /// # Safety
-    /// `data` points to a live `Job<T>` (the invariant of [`Work`]) whose
-    /// `items` hold more than `index` elements, and no other call gets the
+    /// `data` points to a live `Job` (the invariant of [`Work`]) whose
+    /// count of indices is more than `index`, and no other call gets the
     /// same `index`.
     unsafe fn call(data: *const (), index: usize, shared: &Shared) {
-        // SAFETY: the caller guarantees `data` is a live `Job<T>`.
-        let job = unsafe { &*data.cast::<Job<'_, T>>() };
+        // SAFETY: the caller guarantees `data` is a live `Job`.
+        let job = unsafe { &*data.cast::<Job<'_>>() };
         // Counts this call done however it ends, as its last use of the job.
         let _done = Done {
             remaining: &job.remaining,
             shared,
         };
-        // SAFETY: `index` is in bounds and called once, so this `&mut` is the
-        // only reference to the element; the owner does not touch `items`
-        // until every call has finished.
-        let item = unsafe { &mut *job.items.add(index) };
-        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| (job.f)(index, item))) {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| (job.f)(index))) {
             // The owner re-raises the first panic; a later one's payload is
             // dropped where its own panic cannot escape (the guard would
             // still count the call done, but the panic would unwind into

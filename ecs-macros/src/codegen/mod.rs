@@ -76,6 +76,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         BitsetWidth::Bits8 => quote!(::ecs::__private::Bits8),
         BitsetWidth::Bits16 => quote!(::ecs::__private::Bits16),
         BitsetWidth::Bits32 => quote!(::ecs::__private::Bits32),
+        BitsetWidth::Bits64 => quote!(::ecs::__private::Bits64),
+        BitsetWidth::Bits128 => quote!(::ecs::__private::Bits128),
         BitsetWidth::Words(n) => quote!(::ecs::__private::Bitset::<#n>),
     };
     let s = &model.settings;
