@@ -86,7 +86,7 @@ pub enum Storage<'a> {
     Many(ManyInner),
 }
 
-/// Where the sets of a `many` component live.
+/// Where the first instances of a `many` component live.
 #[derive(Clone, Copy)]
 pub enum ManyInner {
     Contiguous,

@@ -86,7 +86,7 @@ pub fn check_many(entry: &ComponentEntry, cx: &mut Ctxt) -> ManyInner {
         kw::GROUPED => cx.error_spanned(
             inner,
             format!(
-                "the sets of a `many` component cannot be grouped; write `{}: many;` (or `many(sparse_set)`, `many(hash_map)`)",
+                "the instances of a `many` component cannot be grouped; write `{}: many;` (or `many(sparse_set)`, `many(hash_map)`)",
                 name()
             ),
         ),
