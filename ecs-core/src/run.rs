@@ -10,6 +10,7 @@ use crate::proxy::Data;
 use crate::schedule::Team;
 use crate::sparse_set::SparseSet;
 use crate::system::{SlotCore, System};
+use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
 /// Runs system `index` of the context with arguments `A`: the static dispatch
@@ -211,48 +212,37 @@ impl<Cx: ContextDecl> Context<Cx> {
         } else {
             1
         };
-        let shared: &S = state;
         // Only what depends on `S` is generic over it; the rest of a run
         // (outputs, queues, threads) is `run_subtasks`, one copy per output
         // type, so that each system adds little code to compile.
         let core = Cx::slot_core(&self.systems, S::INDEX);
+        let job = SystemSubtask::<Cx, S, P, _, _> {
+            cx: self,
+            set,
+            subtasks,
+            shared: state,
+            process: &process,
+            reset: &reset,
+            proxy: PhantomData,
+        };
         // The common run: one subtask, on this thread, whose output and
         // queue the last run left, run here rather than through
-        // `run_subtasks`' closure (a system processing few entities spends
-        // as long around its loop as in it).
+        // `run_subtasks`' trait object (a system processing few entities
+        // spends as long around its loop as in it).
         if subtasks == 1
             && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
         {
             // A panicking run's changes are dropped, not applied later.
             let guard = ClearOnUnwind(&mut *pending);
-            reset(output);
-            // SAFETY: as in `run_subtasks`' closure below, for subtask 0 of
-            // 1, which gets the whole set.
-            let mut proxy = unsafe { P::new(self, set, 0, 1, output, &mut *guard.0) };
-            process(shared, &mut proxy);
-            drop(proxy);
+            // SAFETY: subtask 0 of 1, which gets the whole set; see
+            // `SystemSubtask::run`.
+            unsafe { job.run(0, output, &mut *guard.0) };
             core::mem::forget(guard);
             if !pending.is_empty() {
                 self.hand_over(core, core::slice::from_mut(pending));
             }
         } else {
-            self.run_subtasks(core, subtasks, outputs, scratch, &|i, output, pending| {
-                reset(output);
-                // SAFETY: `set` holds the system's subscribers (perhaps in
-                // the set it shares with systems matching the same ids:
-                // `Subscriptions`' invariant), distinct (a sparse set) and
-                // matched before any system ran (`run_selected`,
-                // `run_all`), so each holds the system's signature; nothing
-                // changes components while systems run (that needs `&mut
-                // self`). Subtask `i` of `subtasks` gets its own part of
-                // the set (`run_subtasks` calls this once per subtask
-                // index, and every proxy splits one set into the same
-                // parts). The scheduler runs only systems the declaration
-                // proves compatible at the same time (`ContextDecl`'s
-                // contract).
-                let mut proxy = unsafe { P::new(self, set, i, subtasks, output, pending) };
-                process(shared, &mut proxy);
-            });
+            self.run_subtasks(core, subtasks, outputs, scratch, &job);
         }
         after(state, outputs);
     }
@@ -269,7 +259,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         subtasks: usize,
         outputs: &mut Vec<O>,
         scratch: &mut Vec<Pending<Cx>>,
-        subtask: &(dyn Fn(usize, &mut O, &mut Pending<Cx>) + Sync),
+        subtask: &dyn Subtask<Cx, O>,
     ) {
         // One subtask with its output and queue from the last run is
         // `run_with`'s own path; here the outputs and queues are resized.
@@ -297,7 +287,9 @@ impl<Cx: ContextDecl> Context<Cx> {
                 team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
-                    subtask(i, &mut output, &mut pending);
+                    // SAFETY: `for_each_mut` calls this once per index
+                    // `i < subtasks`, each with its own slot.
+                    unsafe { subtask.run(i, &mut output, &mut pending) };
                     **output_slot = output;
                     **pending_slot = pending;
                 });
@@ -307,7 +299,8 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // In place, on this thread: a run allocates nothing once the
                 // outputs and queues have grown.
                 for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
-                    subtask(i, output, pending);
+                    // SAFETY: once per index `i < subtasks`, one at a time.
+                    unsafe { subtask.run(i, output, pending) };
                 }
             }
         }
@@ -327,6 +320,58 @@ impl<Cx: ContextDecl> Context<Cx> {
     fn hand_over(&self, core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
         gather(core, pending);
         self.gathered.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One subtask of a system's run, as [`Context::run_subtasks`] calls it: a
+/// trait object of one method. (A `dyn Fn` would be three: its vtable
+/// also holds `call_mut` and `call_once`, compiled for every system, the
+/// `call_once` shim with the whole subtask, `process` and all, inlined
+/// again.)
+pub(crate) trait Subtask<Cx: ContextDecl, O>: Sync {
+    /// Runs subtask `i` with its output (reset first) and queue.
+    ///
+    /// # Safety
+    /// `i` is below the run's count of subtasks, and each `i` runs once
+    /// per run (its part of the system's set is its own).
+    unsafe fn run(&self, i: usize, output: &mut O, pending: &mut Pending<Cx>);
+}
+
+/// The subtasks of one run of system `S`: each resets its output, builds
+/// the proxy `P` over its part of `set`, and calls `process` on it.
+struct SystemSubtask<'r, Cx: ContextDecl, S, P, F, R> {
+    cx: &'r Context<Cx>,
+    set: &'r SparseSet,
+    subtasks: usize,
+    shared: &'r S,
+    process: &'r F,
+    reset: &'r R,
+    proxy: PhantomData<fn() -> P>,
+}
+
+impl<Cx, S, P, F, R> Subtask<Cx, S::Output> for SystemSubtask<'_, Cx, S, P, F, R>
+where
+    Cx: ContextDecl,
+    S: SystemOf<Cx>,
+    P: SubtaskProxy<Cx, S>,
+    F: Fn(&S, &mut P::Proxy<'_>) + Sync,
+    R: Fn(&mut S::Output) + Sync,
+{
+    #[inline]
+    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+        (self.reset)(output);
+        // SAFETY: `set` holds the system's subscribers (perhaps in the set
+        // it shares with systems matching the same ids: `Subscriptions`'
+        // invariant), distinct (a sparse set) and matched before any
+        // system ran (`run_selected`, `run_all`), so each holds the
+        // system's signature; nothing changes components while systems run
+        // (that needs `&mut Context`). Subtask `i` of `subtasks` gets its
+        // own part of the set (each `i` runs once: caller; and every proxy
+        // splits one set into the same parts). The scheduler runs only
+        // systems the declaration proves compatible at the same time
+        // (`ContextDecl`'s contract).
+        let mut proxy = unsafe { P::new(self.cx, self.set, i, self.subtasks, output, pending) };
+        (self.process)(self.shared, &mut proxy);
     }
 }
 
