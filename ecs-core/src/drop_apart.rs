@@ -43,7 +43,7 @@ impl<T> DerefMut for DropApart<T> {
 impl<T> Drop for DropApart<T> {
     #[inline]
     fn drop(&mut self) {
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             let value: *mut T = &mut *self.0;
             // SAFETY: `value` points to the `T`, dropped here once: `self`
             // is being dropped, and the field is not used again.

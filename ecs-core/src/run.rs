@@ -212,10 +212,10 @@ impl<Cx: ContextDecl> Context<Cx> {
         } else {
             1
         };
-        // Only what depends on `S` is generic over it; the rest of a run
-        // (outputs, queues, threads) is `run_subtasks`, one copy per output
-        // type, so that each system adds little code to compile.
-        let core = Cx::slot_core(&self.systems, S::INDEX);
+        // Only what depends on `S` is generic over it: the subtask's code,
+        // behind a trait object. The rest of a run (outputs, queues,
+        // threads) is `run_subtasks`, one copy per output type, so that
+        // each system adds little code to compile.
         let job = SystemSubtask::<Cx, S, P, _, _> {
             cx: self,
             set,
@@ -225,44 +225,43 @@ impl<Cx: ContextDecl> Context<Cx> {
             reset: &reset,
             proxy: PhantomData,
         };
-        // The common run: one subtask, on this thread, whose output and
-        // queue the last run left, run here rather than through
-        // `run_subtasks`' trait object (a system processing few entities
-        // spends as long around its loop as in it).
-        if subtasks == 1
-            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
-        {
-            // A panicking run's changes are dropped, not applied later.
-            let guard = ClearOnUnwind(&mut *pending);
-            // SAFETY: subtask 0 of 1, which gets the whole set; see
-            // `SystemSubtask::run`.
-            unsafe { job.run(0, output, &mut *guard.0) };
-            core::mem::forget(guard);
-            if !pending.is_empty() {
-                self.hand_over(core, core::slice::from_mut(pending));
-            }
-        } else {
-            self.run_subtasks(core, subtasks, outputs, scratch, &job);
-        }
+        self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
         after(state, outputs);
     }
 
     /// The part of a run that does not depend on the system: calls
-    /// `subtask(i, output, pending)` once for each `i < subtasks` (in
+    /// `subtask.run(i, output, pending)` once for each `i < subtasks` (in
     /// parallel on the team when there are several), on the outputs of the
     /// last run (one per subtask) and the subtasks' queues, then hands what
-    /// they queued to `core` for the next refresh.
+    /// they queued to system `index`'s slot for the next refresh.
     #[inline(never)]
     pub(crate) fn run_subtasks<O: Default + Send>(
         &self,
-        core: &SlotCore<Cx>,
+        index: usize,
         subtasks: usize,
         outputs: &mut Vec<O>,
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
-        // One subtask with its output and queue from the last run is
-        // `run_with`'s own path; here the outputs and queues are resized.
+        let core = Cx::slot_core(&self.systems, index);
+        // The common run: one subtask, on this thread, whose output and
+        // queue the last run left, run as they are, without resizing them
+        // (a system processing few entities spends as long around its loop
+        // as in it).
+        if subtasks == 1
+            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
+        {
+            // A panicking run's changes are dropped, not applied later.
+            let guard = ClearOnUnwind(&mut *pending);
+            // SAFETY: subtask 0 of 1, run once.
+            unsafe { subtask.run(0, output, &mut *guard.0) };
+            core::mem::forget(guard);
+            if !pending.is_empty() {
+                self.hand_over(core, core::slice::from_mut(pending));
+            }
+            return;
+        }
+        // Otherwise the outputs and queues are resized.
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
         outputs.truncate(subtasks);

@@ -362,7 +362,7 @@ impl<S: WrittenSlots> Drop for Copies<S> {
 /// recorded by `fill`).
 #[cold]
 unsafe fn drop_written<T>(first: NonNull<T>, n: usize) {
-    if core::mem::needs_drop::<T>() {
+    if const { core::mem::needs_drop::<T>() } {
         // SAFETY: by the caller, each of the `n` slots is initialised and
         // owned by nobody else; each is dropped once (`drop_each` takes
         // every offset once, panic or not).

@@ -180,7 +180,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             let Self { slots, present } = self;
             // Each id comes with its bit clear already, so the value is never
             // read again before being rewritten, even if its `drop` panics;
@@ -356,7 +356,7 @@ impl<T> Contiguous<T> {
 
 impl<T> Drop for Contiguous<T> {
     fn drop(&mut self) {
-        if !core::mem::needs_drop::<T>() {
+        if const { !core::mem::needs_drop::<T>() } {
             return;
         }
         let Self { slots, present } = self;

@@ -279,7 +279,7 @@ impl<G: Group> Drop for Grouped<G> {
     fn drop(&mut self) {
         // Members without drop glue: the buffers free the memory, and no
         // code is compiled for them here.
-        if !core::mem::needs_drop::<G>() {
+        if const { !core::mem::needs_drop::<G>() } {
             return;
         }
         let Self { slots, masks } = self;

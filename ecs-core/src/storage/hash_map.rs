@@ -262,7 +262,7 @@ impl<T> Drop for HashMapStorage<T> {
         // Every value, even after panicking `drop`s. Values without drop
         // glue: the `Vec` frees the memory, and no code is compiled for
         // them here.
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             super::drops::drop_all(&mut self.values);
         }
     }

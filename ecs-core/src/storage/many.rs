@@ -88,7 +88,7 @@ impl<T> Drop for Rest<T> {
     /// Every instance, even after a panicking `drop` (a `Vec` would abort
     /// on a second panic): the first panic is resumed at the end.
     fn drop(&mut self) {
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             drop_each(core::mem::take(&mut self.values).into_iter(), drop);
         }
     }
@@ -505,7 +505,7 @@ impl<T, K> Drop for ManyColumn<T, K> {
     /// The other instances, even after a panicking `drop`; `first` drops
     /// its own after this (as a field, also while this unwinds).
     fn drop(&mut self) {
-        if core::mem::needs_drop::<T>() && *self.several.get_mut() > 0 {
+        if const { core::mem::needs_drop::<T>() } && *self.several.get_mut() > 0 {
             drop_each(self.side.iter_mut(), |s| drop(s.get_mut().rest.take()));
         }
     }

@@ -166,7 +166,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             // (the buffer keeps its memory).
             self.index.fill(ABSENT);
             self.owners.clear();
-            if core::mem::needs_drop::<T>() {
+            if const { core::mem::needs_drop::<T>() } {
                 super::drops::drop_all(&mut self.values);
             } else {
                 self.values.clear();
@@ -244,7 +244,7 @@ impl<T> Drop for SparseSetStorage<T> {
         // Every value, even after panicking `drop`s (a `Vec` aborts at the
         // second). Values without drop glue: the `Vec` frees the memory,
         // and no code is compiled for them here.
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             super::drops::drop_all(&mut self.values);
         }
     }

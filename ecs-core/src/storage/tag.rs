@@ -98,7 +98,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             // Each id's bit is clear when its value is dropped; the rest are
             // dropped after a panicking one.
             drop_each(self.present.drain(ids), |_| {
@@ -162,7 +162,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
 
 impl<T> Drop for Tag<T> {
     fn drop(&mut self) {
-        if core::mem::needs_drop::<T>() {
+        if const { core::mem::needs_drop::<T>() } {
             // Every value, even after a panicking `drop`.
             drop_each(self.present.ones(), |_| {
                 // SAFETY: one zero-sized value is held per set bit; each is
