@@ -695,11 +695,20 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// `SIGNATURES` and `C::INDEX` are constants.
     #[inline(always)]
     fn record_bit<C: Component<Cx>>(&mut self, at: (u32, EntityId), present: bool) {
-        if Cx::SIGNATURES.iter().any(|s| s.contains(C::INDEX)) {
+        if Self::in_signatures(C::INDEX) {
             self.entities.set_bit(at, C::INDEX, present);
         } else {
             self.entities.set_unmatched_bit(at, C::INDEX, present);
         }
+    }
+
+    /// Whether some system's signature names component `index`: generic
+    /// over the context alone, so that its loop is compiled once per
+    /// context rather than once per component; inlined, with a constant
+    /// `index`, it folds as before.
+    #[inline]
+    fn in_signatures(index: usize) -> bool {
+        Cx::SIGNATURES.iter().any(|s| s.contains(index))
     }
 
     /// Matches the entities created or changed since the last matching to
