@@ -243,7 +243,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
-        let core = Cx::slot_core(&self.systems, index);
         // The common run: one subtask, on this thread, whose output and
         // queue the last run left, run as they are, without resizing them
         // (a system processing few entities spends as long around its loop
@@ -257,7 +256,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             unsafe { subtask.run(0, output, &mut *guard.0) };
             core::mem::forget(guard);
             if !pending.is_empty() {
-                self.hand_over(core, core::slice::from_mut(pending));
+                self.hand_over(index, core::slice::from_mut(pending));
             }
             return;
         }
@@ -306,18 +305,18 @@ impl<Cx: ContextDecl> Context<Cx> {
         // Hands the kills and deferred functions the run recorded to the
         // system's slot, for the next refresh, in subtask order.
         if scratch.0.iter().any(|p| !p.is_empty()) {
-            self.hand_over(core, scratch.0);
+            self.hand_over(index, scratch.0);
         }
         core::mem::forget(scratch);
     }
 
     /// Hands the kills and deferred functions the subtasks recorded in
-    /// `pending` to `core` for the next refresh, and says so to the
-    /// refresh (`gathered`).
+    /// `pending` to system `index`'s slot for the next refresh, and says so
+    /// to the refresh (`gathered`).
     #[cold]
     #[inline(never)]
-    fn hand_over(&self, core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
-        gather(core, pending);
+    fn hand_over(&self, index: usize, pending: &mut [Pending<Cx>]) {
+        gather(Cx::slot_core(&self.systems, index), pending);
         self.gathered.store(true, Ordering::Relaxed);
     }
 }
