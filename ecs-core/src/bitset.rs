@@ -131,30 +131,54 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// ```
 pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn insert(&mut self, bit: usize);
     /// Clears bit `bit`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn remove(&mut self, bit: usize);
     /// Whether bit `bit` is set.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn contains(&self, bit: usize) -> bool;
     /// Whether every bit of `other` is set in `self`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn contains_all(&self, other: &Self) -> bool;
     /// Whether `self` and `other` have a bit in common.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn intersects(&self, other: &Self) -> bool;
     /// Whether the bits of `self` under `mask` are those of `value`
     /// (`self & mask == value`, with `value` inside `mask`).
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn masked_eq(&self, mask: &Self, value: &Self) -> bool;
     /// Whether no bit is set.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn is_empty(&self) -> bool;
     /// Sets every bit of `other`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn union_with(&mut self, other: &Self);
     /// The bits set in both `self` and `other`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn intersection(&self, other: &Self) -> Self;
     /// A total order of sets (any fixed one serves), by which the
     /// `layout: archetypes` setting sorts entities.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn order(&self, other: &Self) -> core::cmp::Ordering;
     /// Calls `f` with each set bit, in increasing order.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn clear(&mut self);
 }
 

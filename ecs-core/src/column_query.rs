@@ -39,6 +39,8 @@ pub unsafe trait ColumnQuery<Cx: ContextDecl, S> {
     /// side, so that a run of ids is a slice.
     const LINEAR: bool;
     /// The state over these storages.
+    // Hidden: called only by the runtime's column walks.
+    #[doc(hidden)]
     fn init(storages: &Cx::Storages) -> Self::Fetch;
     /// The slices of the `len` ids from `start` on.
     ///
@@ -48,6 +50,8 @@ pub unsafe trait ColumnQuery<Cx: ContextDecl, S> {
     /// len` holds every component of `ACCESS`; for `'i`, no other borrow of
     /// those values conflicts with these (no other mutable borrow, and no
     /// shared borrow of a component borrowed mutably).
+    // Hidden: called only by the runtime's column walks.
+    #[doc(hidden)]
     unsafe fn slices<'i>(fetch: Self::Fetch, start: EntityId, len: usize) -> Self::Slices<'i>;
 }
 

@@ -41,8 +41,12 @@ pub unsafe trait Resource<Cx: ContextDecl>: ResourceBounds {
     /// The resource's name in the declaration.
     const NAME: &'static str;
     /// Its cell.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn cell(resources: &Cx::Resources) -> &ResourceCell<Self>;
     /// Its cell, mutably.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn cell_mut(resources: &mut Cx::Resources) -> &mut ResourceCell<Self>;
 }
 

@@ -178,6 +178,8 @@ pub trait StreamOutput: sealed::Sealed + Default + Send + Sync + 'static {
     /// What the stream carries.
     type Item: Send + Sync + 'static;
     /// The stream itself.
+    // Hidden: called only by the runtime (sealed trait).
+    #[doc(hidden)]
     fn as_stream(&mut self) -> &mut Stream<Self::Item>;
 }
 

@@ -48,17 +48,27 @@ pub trait ManyComponent<Cx: ContextDecl>: Sized + Send + Sync + 'static {
     /// The column of first instances (`many(...)`'s strategy).
     type Inner: Column<Item = Many<Self>> + Storage;
     /// The column of `Many<Self>`.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn many_column(storages: &Cx::Storages) -> &ManyColumn<Self, Self::Inner>;
     /// The column of `Many<Self>`, mutably.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn many_column_mut(storages: &mut Cx::Storages) -> &mut ManyColumn<Self, Self::Inner>;
     /// The id of `e` when it is alive and holds `Many<Self>`.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn holder(p: &Defer<'_, Cx>, e: Entity) -> Option<EntityId>;
     /// Gives `e` its first instance (see [`Defer::add`]).
     ///
     /// # Errors
     /// [`NoSuchEntity`] when `e` is dead.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn add_first(p: &mut Defer<'_, Cx>, e: Entity, value: Self) -> Result<(), NoSuchEntity>;
     /// Removes `Many<Self>` from `e`, returning the first instance.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn remove_all(p: &mut Defer<'_, Cx>, e: Entity) -> Option<Self>;
 }
 
