@@ -120,7 +120,7 @@ pub struct SystemInfo {
 ///   is below its length); two systems not ordered by the graph never
 ///   access a resource that one of them writes;
 /// - every storage of `new_storages` is the column of one component
-///   ([`Component::column`]), and its `Column` implementation keeps that
+///   (`Component::column`), and its `Column` implementation keeps that
 ///   trait's contract.
 ///
 /// ```
