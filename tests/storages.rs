@@ -30,6 +30,7 @@ macro_rules! storage_case {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     data.for_each::<(&mut Val, &Other)>(|(v, o)| v.0.push(o.0));
                     lookups_find_exactly_the_systems_entities(data);
+                    walks_with_lookups_find_exactly_the_systems_entities(data);
                     reads_find_exactly_this_subtasks_entities(data);
                 }
             }
@@ -96,6 +97,43 @@ where
         "in subtask {} of {}",
         data.subtask_index(),
         data.subtask_count()
+    );
+}
+
+/// `for_entities_with_lookup` visits exactly this subtask's entities, and
+/// its lookup (each of its ways: the system's entities as a run from 0, a
+/// run from elsewhere, a set) agrees with `lookup` on every id, and
+/// `below` with `lookup` of the ids below the visited entity's.
+fn walks_with_lookups_find_exactly_the_systems_entities<Cx, S>(data: &mut Data<'_, Cx, S>)
+where
+    Cx: ecs::traits::ContextDecl,
+    S: ecs::traits::SystemOf<Cx> + ecs::traits::CanReadShared<Cx, Other> + ecs::traits::CanReadShared<Cx, Mark>,
+    Other: ecs::traits::Component<Cx>,
+    Mark: ecs::traits::Component<Cx>,
+{
+    let mut visited = Vec::new();
+    data.for_entities_with_lookup::<EntityId, (EntityId, &Other)>(|view, own, lookup| {
+        visited.push(own);
+        for raw in (0..80).chain([u32::MAX >> 1, u32::MAX]) {
+            let id = EntityId::from_bits(raw);
+            let want = view.lookup::<(EntityId, &Other)>(id);
+            let got = lookup.get(id);
+            assert_eq!(
+                got.map(|(i, o)| (i, o as *const Other)),
+                want.map(|(i, o)| (i, o as *const Other)),
+                "lookup of id {raw} from {own:?}"
+            );
+            assert_eq!(
+                lookup.below(own).get(id).map(|(i, o)| (i, o as *const Other)),
+                want.filter(|_| id < own).map(|(i, o)| (i, o as *const Other)),
+                "lookup of id {raw} below {own:?}"
+            );
+        }
+    });
+    assert_eq!(
+        visited,
+        data.entities(),
+        "the walk visits this subtask's entities in order"
     );
 }
 
@@ -216,17 +254,39 @@ where
             p.kill(e);
         }
     });
+    let fresh = ctx.step(|p| {
+        (0..20u32)
+            .map(|i| {
+                let e = p.spawn((Val(vec![i]), Other(i))).unwrap();
+                if (5..15).contains(&i) {
+                    p.add(e, Mark).unwrap();
+                }
+                e
+            })
+            .collect::<Vec<_>>()
+    });
+    ctx.step(|_| {});
+    let run: Vec<u32> = ctx.subscribers::<Bump>().iter().map(|id| id.to_bits()).collect();
+    assert_eq!(run, (5..15).collect::<Vec<_>>(), "the Mark holders are one run");
+    ctx.step(|p| p.run_all(&()));
+    // And one run from id 0, for which `for_entities_with_lookup` compiles
+    // a walk of its own.
+    ctx.step(|p| {
+        for &e in &fresh {
+            p.kill(e);
+        }
+    });
     ctx.step(|p| {
         for i in 0..20u32 {
             let e = p.spawn((Val(vec![i]), Other(i))).unwrap();
-            if (5..15).contains(&i) {
+            if i < 15 {
                 p.add(e, Mark).unwrap();
             }
         }
     });
     ctx.step(|_| {});
     let run: Vec<u32> = ctx.subscribers::<Bump>().iter().map(|id| id.to_bits()).collect();
-    assert_eq!(run, (5..15).collect::<Vec<_>>(), "the Mark holders are one run");
+    assert_eq!(run, (0..15).collect::<Vec<_>>(), "the Mark holders are one run from 0");
     ctx.step(|p| p.run_all(&()));
 }
 

@@ -10,6 +10,29 @@ use crate::query::{Access, Query, SharedQuery};
 use crate::storage::{Column, ManyColumn, ManyFetch, ManyMut, ManyRef, Storage};
 use core::marker::PhantomData;
 
+/// The instance type `T` of a component declared `T: many;` in context
+/// `Cx`, implemented by `declare_context!` for each (and for no other
+/// type). The instance queries ask for it first, and name the component
+/// through it, so that a query over a component not declared `many` fails
+/// with this trait's one error rather than one per missing right.
+///
+/// # Safety
+/// `Component` is `Many<Self>`, the component `declare_context!` declared
+/// for `Self: many;` in `Cx`, and `Inner` the strategy of its first
+/// instances.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component declared `many` in context `{Cx}`",
+    label = "instances are walked only for a component declared `many`",
+    note = "`for_each_instance`, `Instances<T>` and `InstancesMut<T>` reach the instances of a component declared `T: many;` in `{Cx}`'s `declare_context!`; walk a plain component with `for_each`"
+)]
+pub unsafe trait DeclaredMany<Cx: ContextDecl>: Sized + Send + Sync + 'static {
+    /// The first instances' column.
+    type Inner: Column<Item = Many<Self>> + Storage;
+    /// `Many<Self>`.
+    type Component: Component<Cx, Column = ManyColumn<Self, Self::Inner>>;
+}
+
 /// Query element: every instance an entity holds of the `many` component
 /// `T`, read-only, as a [`ManyRef`] (the system reads `Many<T>`).
 ///
@@ -111,10 +134,12 @@ macro_rules! view_query {
         unsafe impl<Cx, S, T, K> Query<Cx, S> for $Ty<T>
         where
             Cx: ContextDecl,
-            S: $Right<Cx, Many<T>>,
-            Many<T>: Component<Cx, Column = ManyColumn<T, K>>,
+            T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
+            <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
             K: Column<Item = Many<T>> + Storage,
-            T: Send + Sync + 'static,
+            <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
+            K: Column<Item = Many<T>> + Storage,
+            S: $Right<Cx, <T as DeclaredMany<Cx>>::Component>,
         {
             type Item<'i> = $Item<'i, T>;
             type Fetch = ManyFetch<T, K>;
@@ -167,10 +192,10 @@ view_query!(InstancesMut, CanWrite, ManyMut, get_mut, true);
 unsafe impl<Cx, S, T, K> SharedQuery<Cx, S> for Instances<T>
 where
     Cx: ContextDecl,
-    S: CanReadShared<Cx, Many<T>>,
-    Many<T>: Component<Cx, Column = ManyColumn<T, K>>,
+    T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
+    <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
     K: Column<Item = Many<T>> + Storage,
-    T: Send + Sync + 'static,
+    S: CanReadShared<Cx, <T as DeclaredMany<Cx>>::Component>,
 {
 }
 
@@ -247,10 +272,10 @@ pub unsafe trait InstanceQuery<Cx: ContextDecl, S> {
 unsafe impl<Cx, S, T, K> InstanceQuery<Cx, S> for &T
 where
     Cx: ContextDecl,
-    S: CanRead<Cx, Many<T>>,
-    Many<T>: Component<Cx, Column = ManyColumn<T, K>>,
+    T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
+    <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
     K: Column<Item = Many<T>> + Storage,
-    T: Send + Sync + 'static,
+    S: CanRead<Cx, <T as DeclaredMany<Cx>>::Component>,
 {
     type Instance = T;
     type Column = K;
@@ -276,10 +301,10 @@ where
 unsafe impl<Cx, S, T, K> InstanceQuery<Cx, S> for &mut T
 where
     Cx: ContextDecl,
-    S: CanWrite<Cx, Many<T>>,
-    Many<T>: Component<Cx, Column = ManyColumn<T, K>>,
+    T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
+    <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
     K: Column<Item = Many<T>> + Storage,
-    T: Send + Sync + 'static,
+    S: CanWrite<Cx, <T as DeclaredMany<Cx>>::Component>,
 {
     type Instance = T;
     type Column = K;

@@ -1,44 +1,41 @@
 //! The same simulation written by hand, as the reference for what the
 //! library costs: one `Vec` per component, indexed by particle, and the
 //! best scheduling we could write for each mode, on a rayon pool of
-//! `threads` workers that runs each step whole (one hand-over per step):
-//! split systems are chunks that every thread claims from a shared counter,
-//! so a core slowed by other programs takes fewer, and the thread that
-//! splits a system runs chunks itself from the first moment; work that no
-//! other thread has started by the time it is done, it runs itself (rayon's
-//! scopes and joins do this), so no thread waits for one that is late, as
-//! the library's caller takes queued work itself.
+//! `threads` workers that runs each step whole (one hand-over per step).
+//! A system is split as the library splits it, and its pieces are shared
+//! as the library's team shares subtasks: the thread that splits a system
+//! runs the first piece from the first moment and offers the others
+//! (`rayon::join`), and runs itself any that no other thread has started
+//! by then, so no thread waits for one that is late.
 //!
 //! - Inner parallelism off: `life` and `fade` run beside the chain from
 //!   `acceleration` to `solve_contacts` (`rayon::join`), each system in one
 //!   piece; `render` follows both.
 //! - Inner parallelism on: every system except `solve_contacts` is split
-//!   into chunks of [`CHUNK`] particles that the threads claim one at a
-//!   time (one system after another, each waiting for the last, as the
-//!   systems' dependencies say); `life` and `fade`, which no system of the
-//!   chain depends on, run beside the grid's fill, the one sequential step
-//!   they can overlap. Each chunk has its own output buffer, read back in
-//!   chunk order, so the result does not depend on the number of threads
-//!   or on which thread ran a chunk.
+//!   in one piece per thread (`split_evenly_per_core`), `collision` in
+//!   blocks of [`COLLISION_BLOCK`] particles (`split_every`), one system
+//!   after another, each waiting for the last, as the systems'
+//!   dependencies say; `life` and `fade`, which no system of the chain
+//!   depends on, run beside the grid's fill, the one sequential step they
+//!   can overlap. Each piece has its own output buffer, read back in
+//!   piece order, so the result does not depend on the number of threads
+//!   or on which thread ran a piece. (An earlier version split every
+//!   system in chunks of 8 192 particles claimed from a shared counter,
+//!   one `rayon::scope` per system: the library, splitting per core, beat
+//!   it with inner parallelism at 50 000 and 200 000 particles.)
 //! - Dead particles are swap-removed at the end of the step, from the back.
 //!   A particle's index is its id for the grid and the contacts, and it is
 //!   the id the library gives it, since the library packs ids the same way
 //!   when it reclaims entities: both versions compute the same particles
 //!   bit for bit, to the end of a wave.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::sim::{
     accelerate, advance, age, cells_of, fade, fan, fan_table, keep_in_bounds, solve, touching, Acceleration, CellEntry,
     Circle, Color, Contact, Grid, Life, Particle, Position, Simulation, Velocity, Vertex, COLLISION_BLOCK, DT,
     VERTICES_PER_PARTICLE,
 };
-
-/// Particles per chunk of a split system, with inner parallelism: small
-/// enough that a core slowed by another program takes fewer chunks, large
-/// enough that claiming one costs nothing next to its work.
-pub const CHUNK: usize = 8_192;
 
 /// The hand-written simulation.
 pub struct Handwritten {
@@ -98,34 +95,34 @@ impl Handwritten {
     }
 }
 
-/// Runs `f` on every item, from a worker of the pool: this thread and the
-/// pool's other workers claim the next item from a shared counter until
-/// none is left; returns when all have run.
-fn share<T: Send>(items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
-    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let next = AtomicUsize::new(0);
-    let drain = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = slots.get(i) else { return };
-        let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(item) = item {
-            f(item);
-        }
-    };
-    let helpers = (rayon::current_num_threads() - 1).min(slots.len().saturating_sub(1));
-    if helpers == 0 {
-        drain();
-    } else {
-        // A spawned job no other worker has taken when this thread is done
-        // runs here, finds nothing left and returns: no wait for a thread
-        // that is late.
-        rayon::scope(|s| {
-            for _ in 0..helpers {
-                s.spawn(|_| drain());
+/// Runs `f` on every item, from a worker of the pool, as the library runs
+/// a split system's subtasks: the items are halved with `rayon::join`,
+/// this thread runs the first half and offers the second to the other
+/// workers, taking it back itself if none has started it by then (so no
+/// thread waits for one that is late), and so on down to single items.
+/// With one item per thread, as for a system split per core, that is one
+/// `join` per system.
+fn each<T: Send>(items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
+    fn halves<T: Send>(items: &mut [Option<T>], f: &(impl Fn(T) + Sync)) {
+        match items {
+            [] => {}
+            [one] => {
+                if let Some(item) = one.take() {
+                    f(item);
+                }
             }
-            drain();
-        });
+            [a, b] => {
+                let (a, b) = (a.take(), b.take());
+                rayon::join(|| a.map(f), || b.map(f));
+            }
+            _ => {
+                let (a, b) = items.split_at_mut(items.len() / 2);
+                rayon::join(|| halves(a, f), || halves(b, f));
+            }
+        }
     }
+    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    halves(&mut items, &f);
 }
 
 /// `life` then `fade` over a range of particles whose first index is
@@ -316,10 +313,13 @@ impl Handwritten {
         render(position, circle, color, &mut vertices[0]);
     }
 
-    /// A step with every system but `solve_contacts` split into chunks.
+    /// A step with every system but `solve_contacts` split, as the library
+    /// splits them: one piece per thread ([`each`]), `collision` in blocks
+    /// of [`COLLISION_BLOCK`] particles.
     fn step_split(&mut self) {
         let n = self.position.len();
-        let chunks = n.div_ceil(CHUNK).max(1);
+        let piece = n.div_ceil(self.threads).max(1);
+        let pieces = n.div_ceil(piece).max(1);
         let Self {
             position,
             velocity,
@@ -334,22 +334,22 @@ impl Handwritten {
             deaths,
             ..
         } = self;
-        entries.resize_with(chunks, Vec::new);
+        entries.resize_with(pieces, Vec::new);
         contacts.resize_with(n.div_ceil(COLLISION_BLOCK).max(1), Vec::new);
-        vertices.resize_with(chunks, Vec::new);
+        vertices.resize_with(pieces, Vec::new);
         deaths.resize_with(1, Vec::new);
 
-        share(velocity.chunks_mut(CHUNK).zip(acceleration.chunks(CHUNK)), |(v, a)| {
+        each(velocity.chunks_mut(piece).zip(acceleration.chunks(piece)), |(v, a)| {
             v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
         });
-        share(position.chunks_mut(CHUNK).zip(velocity.chunks(CHUNK)), |(p, v)| {
+        each(position.chunks_mut(piece).zip(velocity.chunks(piece)), |(p, v)| {
             p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
         });
-        share(
+        each(
             position
-                .chunks_mut(CHUNK)
-                .zip(velocity.chunks_mut(CHUNK))
-                .zip(circle.chunks(CHUNK)),
+                .chunks_mut(piece)
+                .zip(velocity.chunks_mut(piece))
+                .zip(circle.chunks(piece)),
             |((p, v), c)| {
                 p.iter_mut()
                     .zip(v)
@@ -357,16 +357,16 @@ impl Handwritten {
                     .for_each(|((p, v), c)| keep_in_bounds(p, v, c));
             },
         );
-        share(
+        each(
             entries
                 .iter_mut()
-                .zip(position.chunks(CHUNK).zip(circle.chunks(CHUNK)))
+                .zip(position.chunks(piece).zip(circle.chunks(piece)))
                 .enumerate(),
-            |(k, (out, (p, c)))| enter(k * CHUNK, p, c, out),
+            |(k, (out, (p, c)))| enter(k * piece, p, c, out),
         );
         // `life` and `fade` depend on nothing of the chain and nothing of it
-        // on them until `render`: a helper runs them while the caller fills
-        // the grid, which cannot be split.
+        // on them until `render`: the other thread runs them while this one
+        // fills the grid, which cannot be split.
         rayon::join(
             || {
                 grid.clear();
@@ -375,18 +375,18 @@ impl Handwritten {
             || life_and_fade(0, life, color, &mut deaths[0]),
         );
         let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
-        share(contacts.iter_mut().enumerate(), |(k, out)| {
+        each(contacts.iter_mut().enumerate(), |(k, out)| {
             let start = k * COLLISION_BLOCK;
             let range = start..(start + COLLISION_BLOCK).min(n);
             collide(range, position_ref, circle_ref, grid_ref, out);
         });
         solve_all(contacts, position, velocity, circle);
-        share(
+        each(
             vertices.iter_mut().zip(
                 position
-                    .chunks(CHUNK)
-                    .zip(circle.chunks(CHUNK))
-                    .zip(color.chunks(CHUNK)),
+                    .chunks(piece)
+                    .zip(circle.chunks(piece))
+                    .zip(color.chunks(piece)),
             ),
             |(out, ((p, c), color))| render(p, c, color, out),
         );

@@ -609,23 +609,29 @@ macro_rules! particle_context {
 
             fn process(&self, data: &mut ::ecs::Data<'_, $name, Self>, _: &f32) {
                 let cells = data.system::<SpatialPartition>().grid.cells();
-                let neighbours = data.prepare_lookup::<(&Position, &Circle)>();
-                data.for_entities::<(::ecs::EntityId, &Position, &Circle)>(|view, (id, p0, c0)| {
-                    // Copies, which stay in registers: the compiler cannot
-                    // tell that pushing a contact leaves the columns (or the
-                    // lookup's column places, or the grid's) alone. Only
-                    // neighbours with smaller ids, so each pair once:
-                    // `below` folds that test into the membership test.
-                    let (p0, c0, below, cells) = (*p0, *c0, neighbours.below(id), cells);
-                    for &other in cells.cell_at(&p0) {
-                        let Some((p1, c1)) = below.get(other) else {
-                            continue;
-                        };
-                        if let Some(dist) = touching(&p0, &c0, p1, c1) {
-                            view.output().push(Contact { e0: id, e1: other, dist });
+                // The walk is compiled once per way the lookup may test
+                // membership, each with this closure inside
+                // (`inline(always)`), where the way is a constant.
+                type Item<'q> = (::ecs::EntityId, &'q Position, &'q Circle);
+                data.for_entities_with_lookup::<Item, (&Position, &Circle)>(
+                    #[inline(always)]
+                    |view, (id, p0, c0), neighbours| {
+                        // Copies, which stay in registers: the compiler cannot
+                        // tell that pushing a contact leaves the columns (or the
+                        // lookup's column places, or the grid's) alone. Only
+                        // neighbours with smaller ids, so each pair once:
+                        // `below` folds that test into the membership test.
+                        let (p0, c0, below, cells) = (*p0, *c0, neighbours.below(id), cells);
+                        for &other in cells.cell_at(&p0) {
+                            let Some((p1, c1)) = below.get(other) else {
+                                continue;
+                            };
+                            if let Some(dist) = touching(&p0, &c0, p1, c1) {
+                                view.output().push(Contact { e0: id, e1: other, dist });
+                            }
                         }
-                    }
-                });
+                    },
+                );
             }
         }
 

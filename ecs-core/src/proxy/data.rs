@@ -93,7 +93,7 @@ pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
 /// | system ([`Data`]) | its own subtask's entities, iterated | `data.for_each::<Q>(..)`, `for_entities` | the system's declared components; `&mut` for its `write` list |
 /// | system | one of its own subtask's entities, by id | `data.read::<C>(id)`, `data.write::<C>(id)`, `query_many::<Q, N>(ids)` | declared components; `None` for other entities |
 /// | system ([`View`], also through `Data`) | any entity, by id | `view.get::<C>(id)`, `has` | components the system reads and does not write |
-/// | system | an entity the system processes, by id (a neighbour) | `view.lookup::<Q>(id)`, `view.prepare_lookup::<Q>()` then `.get(id)` (in loops), `for_all_entities`, `for_other_entities` | read-only queries of components the system does not write; `None` for entities the system does not process |
+/// | system | an entity the system processes, by id (a neighbour) | `view.lookup::<Q>(id)`, `view.prepare_lookup::<Q>()` then `.get(id)` (in loops), `data.for_entities_with_lookup::<Q, L>(..)` (a walk with a lookup), `for_all_entities`, `for_other_entities` | read-only queries of components the system does not write; `None` for entities the system does not process |
 ///
 /// Handles ([`Entity`]) stay valid across steps; ids ([`EntityId`]) only
 /// until the next refresh, and systems see ids only.

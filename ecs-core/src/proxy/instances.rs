@@ -6,7 +6,7 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::error::NoSuchEntity;
 use crate::handle::{Entity, EntityId};
 use crate::many::{InstanceKey, Many};
-use crate::many_query::InstanceQuery;
+use crate::many_query::{DeclaredMany, InstanceQuery};
 use crate::proxy::data::{ValidQuery, View};
 use crate::proxy::{Data, Defer};
 use crate::query::Query;
@@ -65,9 +65,9 @@ pub trait ManyComponent<Cx: ContextDecl>: Sized + Send + Sync + 'static {
 impl<Cx, T, K> ManyComponent<Cx> for T
 where
     Cx: ContextDecl,
-    Many<T>: Component<Cx, Column = ManyColumn<T, K>>,
+    T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
+    <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
     K: Column<Item = Many<T>> + Storage,
-    T: Send + Sync + 'static,
 {
     type Inner = K;
     #[inline]

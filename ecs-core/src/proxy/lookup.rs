@@ -3,7 +3,7 @@
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::handle::EntityId;
-use crate::proxy::View;
+use crate::proxy::{Data, View};
 use crate::query::{Query, SharedQuery};
 use crate::sparse_set::SparseSet;
 use core::marker::PhantomData;
@@ -201,6 +201,102 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
             fetch: <Q as Query<Cx, S>>::init(cx.storages()),
             members,
             _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
+    /// [`for_entities`](Data::for_entities) with a [`Lookup`] of
+    /// components `L` passed to `f` beside each item: what
+    /// `let l = data.prepare_lookup::<L>()` before the walk gives, with
+    /// the membership test settled once for the walk instead of once per
+    /// entity.
+    ///
+    /// A lookup tests membership one way when the system's entities are
+    /// one run of ids from 0 (one comparison), another for a run from
+    /// elsewhere (two), and a third when they are not a run; a lookup made
+    /// before the walk leaves the compiler to choose the way inside the
+    /// loop, per entity, and its choice may cost one instruction or more
+    /// per neighbour. Here the walk is compiled once per way, each copy
+    /// handing `f` a lookup whose way is a constant. Mark `f`
+    /// `#[inline(always)]`, so that the compiler puts it inside each copy
+    /// rather than calling it from three places, where the way is not a
+    /// constant any more (particles' collision at 100 000 particles, one
+    /// thread: 40.1M instructions per step with, 47.3M without, 43.8M
+    /// for `prepare_lookup` before `for_entities`).
+    ///
+    /// # Panics
+    /// As [`for_entities`](Data::for_entities).
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Pairs;
+    /// ecs::declare_context! {
+    ///     pub context World {
+    ///         components { Position: contiguous; }
+    ///         systems { pairs: Pairs { read: [Position], output: Vec<(EntityId, EntityId)> } }
+    ///     }
+    /// }
+    ///
+    /// // Every pair of entities closer than 1, once.
+    /// impl System<World> for Pairs {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         let all = data.all_entities();
+    ///         data.for_entities_with_lookup::<(EntityId, &Position), &Position>(
+    ///             #[inline(always)]
+    ///             |view, (id, p), others| {
+    ///                 let below = others.below(id);
+    ///                 for &other in all {
+    ///                     if below.get(other).is_some_and(|q| (q.0 - p.0).abs() < 1.0) {
+    ///                         view.output().push((id, other));
+    ///                     }
+    ///                 }
+    ///             },
+    ///         );
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = [0.0, 0.5, 3.0].map(|x| p.spawn((Position(x),)).unwrap());
+    ///     let [a, b, _] = e.map(|e| p.id_of(e).unwrap());
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Pairs>()[0], [(b, a)]);
+    /// });
+    /// ```
+    #[inline]
+    pub fn for_entities_with_lookup<Q: Query<Cx, S>, L: SharedQuery<Cx, S>>(
+        &mut self,
+        mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>, Lookup<'a, Cx, S, L>),
+    ) {
+        let lookup = self.prepare_lookup::<L>();
+        match lookup.members {
+            // Ids from 0 (every entity, say): the test against the start
+            // folds away, leaving the one comparison with the bound.
+            Members::Run { start: 0, end } => self.for_entities::<Q>(
+                #[inline(always)]
+                |view, item| {
+                    let members = Members::Run { start: 0, end };
+                    f(view, item, Lookup { members, ..lookup })
+                },
+            ),
+            Members::Run { start, end } => self.for_entities::<Q>(
+                #[inline(always)]
+                |view, item| {
+                    let members = Members::Run { start, end };
+                    f(view, item, Lookup { members, ..lookup })
+                },
+            ),
+            Members::Set { set, end } => self.for_entities::<Q>(
+                #[inline(always)]
+                |view, item| {
+                    let members = Members::Set { set, end };
+                    f(view, item, Lookup { members, ..lookup })
+                },
+            ),
         }
     }
 }

@@ -199,11 +199,17 @@ mod loom_tests {
                         loom::thread::yield_now();
                         continue;
                     };
+                    // SAFETY: what the test checks: a system runs after its
+                    // dependencies finished (the counters' ordering), so their
+                    // cells are no longer written, and it runs once, so its own
+                    // cell has no other writer or reader; loom reports any
+                    // access the counters fail to order.
                     let seen: usize = systems[i]
                         .dependencies
                         .iter()
                         .map(|&d| cells[d].with(|v| unsafe { *v }))
                         .sum();
+                    // SAFETY: as above.
                     cells[i].with_mut(|v| unsafe { *v = seen + 1 });
                     counters.finish(i, |d| queue.lock().unwrap().push_back(d));
                     done.fetch_add(1, Ordering::Release);

@@ -19,16 +19,22 @@ pub fn component_type(comp: &Component) -> TokenStream {
     }
 }
 
-/// The column of a `many` component: first instances in the inner
-/// strategy's column, the others beside it.
-pub fn storage_type(inner: ManyInner, comp: &Component) -> TokenStream {
+/// The column of a `many` component's first instances (its inner
+/// strategy's column of `Many<path>`).
+pub fn inner_type(inner: ManyInner, comp: &Component) -> TokenStream {
     let first = component_type(comp);
-    let path = comp.path;
-    let inner = match inner {
+    match inner {
         ManyInner::Contiguous => quote!(::ecs::__private::Contiguous<#first>),
         ManyInner::SparseSet => quote!(::ecs::__private::SparseSetStorage<#first>),
         ManyInner::HashMap => quote!(::ecs::__private::HashMapStorage<#first>),
-    };
+    }
+}
+
+/// The column of a `many` component: first instances in the inner
+/// strategy's column, the others beside it.
+pub fn storage_type(inner: ManyInner, comp: &Component) -> TokenStream {
+    let path = comp.path;
+    let inner = inner_type(inner, comp);
     quote!(::ecs::__private::ManyColumn<#path, #inner>)
 }
 

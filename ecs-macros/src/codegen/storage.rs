@@ -73,7 +73,22 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         // `ComponentBounds`): spanned on its name in the declaration.
         let column = respan(column, path.span());
         let column_item = quote_spanned!(path.span()=> type Column = #column;);
+        let many = match comp.storage {
+            Storage::Many(inner) => {
+                let first = super::many::inner_type(inner, comp);
+                quote! {
+                    // SAFETY: `Many<#path>` is the component declared
+                    // `#path: many` here, its first instances in `#first`.
+                    unsafe impl ::ecs::__private::DeclaredMany<#context> for #path {
+                        type Inner = #first;
+                        type Component = #ty;
+                    }
+                }
+            }
+            _ => TokenStream::new(),
+        };
         quote! {
+            #many
             // SAFETY: `INDEX` is this component's position in the declaration,
             // distinct from every other; `column` returns its own field of the
             // storages struct (or its own member of a group), used by no
