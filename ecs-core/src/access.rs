@@ -204,6 +204,40 @@ pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
 /// # Safety
 /// `R` is in the system's `read` or `write` list, and no system that can run
 /// at the same time as `Self` writes `R`.
+///
+/// ```
+/// use ecs::traits::{CanReadResource, ContextDecl, Resource};
+/// use ecs::{Data, System};
+/// # pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Gravity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Fall;
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position: contiguous; }
+/// #         resources { Gravity }
+/// #         systems { fall: Fall { read: [Gravity], write: [Position] } }
+/// #     }
+/// # }
+/// /// Resource `R`, through any system that may read it, in any context.
+/// fn read<'d, Cx: ContextDecl, S: CanReadResource<Cx, R>, R: Resource<Cx>>(data: &'d Data<'_, Cx, S>) -> &'d R {
+///     data.resource::<R>()
+/// }
+///
+/// impl System<World> for Fall {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         let g = read::<_, _, Gravity>(data).0;
+///         data.for_each::<&mut Position>(|p| p.0 -= g);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.resource_mut::<Gravity>().0 = 2.0;
+/// let e = world.step(|p| p.spawn((Position(10.0),)).unwrap());
+/// world.step(|p| p.run_all(&()));
+/// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 8.0));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` does not declare access to resource `{R}`",
     label = "`{R}` is in neither `read` nor `write` of `{Self}`",
@@ -220,6 +254,39 @@ pub unsafe trait CanReadResource<Cx: ContextDecl, R: Resource<Cx>>: SystemOf<Cx>
 /// hands out `&mut R` only when the run has a single subtask, which the
 /// macro guarantees by accepting `write` of a resource only for systems
 /// whose `parallelism` is `none`.)
+///
+/// ```
+/// use ecs::traits::{CanWriteResource, ContextDecl, Resource};
+/// use ecs::{Data, System};
+/// # pub struct Position(pub f32);
+/// #[derive(Default)]
+/// pub struct Score(pub usize);
+/// # #[derive(Default)]
+/// # pub struct Count;
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position: contiguous; }
+/// #         resources { Score }
+/// #         systems { count: Count { read: [Position], write: [Score] } }
+/// #     }
+/// # }
+/// /// Resource `R`, mutably, through any system that may write it, in any context.
+/// fn write<'d, Cx: ContextDecl, S: CanWriteResource<Cx, R>, R: Resource<Cx>>(data: &'d mut Data<'_, Cx, S>) -> &'d mut R {
+///     data.resource_mut::<R>()
+/// }
+///
+/// impl System<World> for Count {
+///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+///         let n = data.entity_count();
+///         write::<_, _, Score>(data).0 += n;
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| p.spawn_batch((0..3).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+/// world.step(|p| p.run_all(&()));
+/// assert_eq!(world.resource::<Score>().0, 3);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` may not modify resource `{R}`",
     label = "`{R}` is not in the `write` list of `{Self}`",

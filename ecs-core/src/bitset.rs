@@ -100,14 +100,17 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// [`Bits16`], [`Bits32`], [`Bits64`], [`Bits128`] and [`Bitset`].
 ///
 /// `declare_context!` picks the narrowest that holds every component; the
-/// runtime only uses this interface.
+/// runtime only uses this interface. Users read a set (such as a system's
+/// entry of [`SIGNATURES`](crate::ContextDecl::SIGNATURES)) with
+/// [`contains`](Self::contains) and [`for_each`](Self::for_each); the other
+/// methods are the runtime's bookkeeping, hidden from these docs.
 ///
 /// Sealed: systems read components without checking because an entity's
 /// set says it holds them, so only these six types, which are correct
 /// sets, implement it.
 ///
 /// ```
-/// use ecs::traits::{Component, Components, ComponentSet};
+/// use ecs::traits::{Component, ComponentSet, ContextDecl, SystemOf};
 /// # pub struct Position(pub f32);
 /// # pub struct Velocity(pub f32);
 /// # #[derive(Default)]
@@ -125,36 +128,93 @@ pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 /// #     }
 /// # }
 /// #
-/// let bits = <(Velocity,) as Components<World>>::bits();
-/// assert!(bits.contains(<Velocity as Component<World>>::INDEX));
-/// assert!(!bits.contains(<Position as Component<World>>::INDEX));
+/// // The components system `draw` touches, from its signature.
+/// let draw = <World as ContextDecl>::SIGNATURES[<Draw as SystemOf<World>>::INDEX];
+/// assert!(draw.contains(<Position as Component<World>>::INDEX));
+/// assert!(!draw.contains(<Velocity as Component<World>>::INDEX));
 /// ```
 pub trait ComponentSet: sealed::Sealed + Copy + Default + Eq + Send + Sync + core::fmt::Debug + 'static {
     /// Sets bit `bit`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn insert(&mut self, bit: usize);
     /// Clears bit `bit`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn remove(&mut self, bit: usize);
     /// Whether bit `bit` is set.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::traits::{ComponentSet, ContextDecl};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Move;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Velocity: contiguous; }
+    /// #         systems { movement: Move { read: [Velocity], write: [Position] } }
+    /// #     }
+    /// # }
+    /// let movement = <World as ContextDecl>::SIGNATURES[0];
+    /// assert!(movement.contains(1)); // `Velocity`, component 1
+    /// assert!(!movement.contains(2));
+    /// ```
     fn contains(&self, bit: usize) -> bool;
     /// Whether every bit of `other` is set in `self`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn contains_all(&self, other: &Self) -> bool;
     /// Whether `self` and `other` have a bit in common.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn intersects(&self, other: &Self) -> bool;
     /// Whether the bits of `self` under `mask` are those of `value`
     /// (`self & mask == value`, with `value` inside `mask`).
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn masked_eq(&self, mask: &Self, value: &Self) -> bool;
     /// Whether no bit is set.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn is_empty(&self) -> bool;
     /// Sets every bit of `other`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn union_with(&mut self, other: &Self);
     /// The bits set in both `self` and `other`.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn intersection(&self, other: &Self) -> Self;
     /// A total order of sets (any fixed one serves), by which the
     /// `layout: archetypes` setting sorts entities.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn order(&self, other: &Self) -> core::cmp::Ordering;
     /// Calls `f` with each set bit, in increasing order.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::traits::{ComponentSet, ContextDecl};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Velocity(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Move;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Velocity: contiguous; }
+    /// #         systems { movement: Move { read: [Velocity], write: [Position] } }
+    /// #     }
+    /// # }
+    /// let mut names = Vec::new();
+    /// <World as ContextDecl>::SIGNATURES[0].for_each(|c| names.push(World::COMPONENTS[c]));
+    /// assert_eq!(names, ["Position", "Velocity"]);
+    /// ```
     fn for_each(&self, f: impl FnMut(usize));
     /// Clears every bit.
+    // Hidden: the runtime's bookkeeping; the trait is sealed.
+    #[doc(hidden)]
     fn clear(&mut self);
 }
 

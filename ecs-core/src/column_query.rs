@@ -23,6 +23,42 @@ use crate::storage::Column;
 /// mutable borrow; `slices(fetch, start, len)` borrows nothing else, and of
 /// those components only the values of ids `start..start + len`; `LINEAR`
 /// is true only when every column it borrows is [`Column::LINEAR`].
+///
+/// ```
+/// use ecs::traits::{ColumnQuery, ColumnStepOf, ContextDecl};
+/// use ecs::{ColumnSystem, Columns};
+/// # pub struct Position(pub f32);
+/// # pub struct Velocity(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Runs;
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Position, Velocity: contiguous; }
+/// #         systems { runs: Runs { kind: columns, read: [Position, Velocity], output: usize } }
+/// #     }
+/// # }
+/// /// How many runs of ids column query `Q` gets, in any context.
+/// fn runs<Cx: ContextDecl, S: ColumnStepOf<Cx>, Q: ColumnQuery<Cx, S>>(columns: &mut Columns<'_, Cx, S>) -> usize {
+///     let mut n = 0;
+///     columns.for_each_run::<Q>(|_| n += 1);
+///     n
+/// }
+///
+/// impl ColumnSystem<World> for Runs {
+///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+///         *columns.output() = runs::<_, _, (&Position, &Velocity)>(columns);
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+///     p.spawn((Position(0.0),)).unwrap(); // no velocity: ends a run
+///     p.spawn((Position(0.0), Velocity(1.0))).unwrap();
+///     p.run_all(&());
+/// });
+/// assert_eq!(world.outputs::<Runs>(), [2]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a column query step `{S}` can run",
     note = "a column query is `&Component`, `&mut Component`, or a tuple of those, over `contiguous` components the step declares"
@@ -39,6 +75,8 @@ pub unsafe trait ColumnQuery<Cx: ContextDecl, S> {
     /// side, so that a run of ids is a slice.
     const LINEAR: bool;
     /// The state over these storages.
+    // Hidden: called only by the runtime's column walks.
+    #[doc(hidden)]
     fn init(storages: &Cx::Storages) -> Self::Fetch;
     /// The slices of the `len` ids from `start` on.
     ///
@@ -48,6 +86,8 @@ pub unsafe trait ColumnQuery<Cx: ContextDecl, S> {
     /// len` holds every component of `ACCESS`; for `'i`, no other borrow of
     /// those values conflicts with these (no other mutable borrow, and no
     /// shared borrow of a component borrowed mutably).
+    // Hidden: called only by the runtime's column walks.
+    #[doc(hidden)]
     unsafe fn slices<'i>(fetch: Self::Fetch, start: EntityId, len: usize) -> Self::Slices<'i>;
 }
 

@@ -22,6 +22,31 @@ use core::marker::PhantomData;
 /// access rights ([`CanRead`](crate::CanRead), [`CanWrite`](crate::CanWrite)).
 /// It makes code written for the wrong kind a compile error that says what
 /// to declare.
+///
+/// ```
+/// use ecs::traits::{ColumnStepOf, ContextDecl};
+/// use ecs::Adapters;
+/// # pub struct Mass(pub f32);
+/// # #[derive(Default)]
+/// # pub struct Weigh;
+/// # ecs::declare_context! {
+/// #     pub context World {
+/// #         components { Mass: contiguous; }
+/// #         systems { weigh: Weigh { kind: columns, read: [Mass], output: usize } }
+/// #     }
+/// # }
+/// /// `adapters` with code for column step `S` that counts its ids, in any context.
+/// fn count<'f, Cx: ContextDecl, S: ColumnStepOf<Cx, Output = usize>>(adapters: Adapters<'f, Cx>) -> Adapters<'f, Cx> {
+///     adapters.columns::<S>(|_, columns| *columns.output() = columns.len())
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn_batch((0..4).map(|x| (Mass(x as f32),))).map(drop).unwrap();
+///     p.run_adapted(&count::<_, Weigh>(Adapters::new()));
+/// });
+/// assert_eq!(world.outputs::<Weigh>(), [4]);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` is not a column step of context `{Cx}`",
     label = "`{Self}` is declared as an entity system",
@@ -36,8 +61,53 @@ pub trait ColumnStepOf<Cx: ContextDecl>: SystemOf<Cx> {}
 /// parallelism strategy splits it), then [`after`](Self::after) once with
 /// every subtask's output, as for a [`System`](crate::System). `process`
 /// gets a [`Columns`] proxy instead of entities: the step's columns as
-/// slices, one per run of ids (see [`Columns`] for which values, and for a
-/// runnable example).
+/// slices, one per run of ids (see [`Columns`] for which values).
+///
+/// ```
+/// use ecs::{ColumnSystem, Columns};
+///
+/// pub struct Mass(pub f32);
+///
+/// /// Weighs every mass, keeping the last total.
+/// #[derive(Default)]
+/// pub struct Weigh {
+///     pub runs: u32,
+///     pub total: f32,
+/// }
+///
+/// ecs::declare_context! {
+///     pub context World {
+///         components { Mass: contiguous; }
+///         systems { weigh: Weigh { kind: columns, read: [Mass], output: f32 } }
+///     }
+/// }
+///
+/// impl ColumnSystem<World> for Weigh {
+///     fn before(&mut self, _: &()) {
+///         self.runs += 1;
+///     }
+///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+///         let mut sum = 0.0;
+///         columns.for_each_run::<&Mass>(|masses| sum += masses.iter().map(|m| m.0).sum::<f32>());
+///         *columns.output() += sum;
+///     }
+///     fn reset_output(output: &mut f32) {
+///         *output = 0.0;
+///     }
+///     fn after(&mut self, outputs: &mut [f32], _: &()) {
+///         self.total = outputs.iter().sum();
+///     }
+/// }
+///
+/// let mut world = World::new();
+/// world.step(|p| {
+///     p.spawn((Mass(1.0),)).unwrap();
+///     p.spawn((Mass(2.0),)).unwrap();
+/// });
+/// world.step(|p| p.run_all(&()));
+/// world.step(|p| p.run_all(&())); // outputs start again from `reset_output`'s 0
+/// assert_eq!((world.system::<Weigh>().runs, world.system::<Weigh>().total), (2, 3.0));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "column step `{Self}` cannot run with arguments of type `{A}`",
     label = "no `impl ecs::ColumnSystem<{Cx}, {A}> for {Self}`",
@@ -45,15 +115,21 @@ pub trait ColumnStepOf<Cx: ContextDecl>: SystemOf<Cx> {}
 )]
 pub trait ColumnSystem<Cx: ContextDecl, A: ?Sized = ()>: ColumnStepOf<Cx> {
     /// Runs once before the subtasks, with exclusive access to the state.
+    ///
+    /// See [the trait's example](ColumnSystem), which implements it.
     fn before(&mut self, args: &A) {
         let _ = args;
     }
 
     /// Processes the columns of one subtask.
+    ///
+    /// See [the trait's example](ColumnSystem), which implements it.
     fn process(&self, columns: &mut Columns<'_, Cx, Self>, args: &A);
 
     /// Makes one subtask's output ready for [`process`](Self::process), as
     /// [`System::reset_output`](crate::System::reset_output) does.
+    ///
+    /// See [the trait's example](ColumnSystem), which implements it.
     #[inline]
     fn reset_output(output: &mut Self::Output) {
         *output = Default::default();
@@ -61,6 +137,8 @@ pub trait ColumnSystem<Cx: ContextDecl, A: ?Sized = ()>: ColumnStepOf<Cx> {
 
     /// Runs once after every subtask finished, with their outputs in
     /// subtask order.
+    ///
+    /// See [the trait's example](ColumnSystem), which implements it.
     fn after(&mut self, outputs: &mut [Self::Output], args: &A) {
         let _ = (outputs, args);
     }
@@ -129,6 +207,29 @@ where
 
 impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// Runs column step `S` with `process` for each of its subtasks.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// # #[derive(Default)]
+    /// # pub struct Heal;
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { heal: Heal { kind: columns, write: [Health] } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// let e = game.step(|p| p.spawn((Health(1),)).unwrap());
+    /// let amount = 4; // captured: no `impl ColumnSystem` needed
+    /// game.step(|p| {
+    ///     p.run_adapted(&Adapters::new().columns::<Heal>(move |_, columns| {
+    ///         columns.for_each_run::<&mut Health>(|hs| hs.iter_mut().for_each(|h| h.0 += amount));
+    ///     }))
+    /// });
+    /// game.step(|p| assert_eq!(p.get::<Health>(e).unwrap().0, 5));
+    /// ```
     pub fn columns<S: ColumnStepOf<Cx>>(self, process: impl Fn(&S, &mut Columns<'_, Cx, S>) + Sync + 'f) -> Self {
         self.columns_detailed::<S>(|_| {}, process, |_, _| {})
     }
@@ -136,6 +237,39 @@ impl<'f, Cx: ContextDecl> Adapters<'f, Cx> {
     /// Runs column step `S` with `before` once, `process` for each subtask
     /// (in parallel where split), then `after` once with every subtask's
     /// output, in subtask order.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Adapters;
+    /// # pub struct Health(pub i32);
+    /// #[derive(Default)]
+    /// pub struct Census {
+    ///     runs: u32,
+    ///     alive: usize,
+    /// }
+    /// # ecs::declare_context! {
+    /// #     pub context Game {
+    /// #         components { Health: contiguous; }
+    /// #         systems { census: Census { kind: columns, read: [Health], output: usize } }
+    /// #     }
+    /// # }
+    /// let mut game = Game::new();
+    /// game.step(|p| {
+    ///     for h in [5, 0, 7] {
+    ///         p.spawn((Health(h),)).unwrap();
+    ///     }
+    ///     p.run_adapted(&Adapters::new().columns_detailed::<Census>(
+    ///         |census| census.runs += 1,
+    ///         |_, columns| {
+    ///             let mut n = 0;
+    ///             columns.for_each_run::<&Health>(|hs| n += hs.iter().filter(|h| h.0 > 0).count());
+    ///             *columns.output() = n;
+    ///         },
+    ///         |census, outputs| census.alive = outputs.iter().sum(),
+    ///     ));
+    /// });
+    /// assert_eq!((game.system::<Census>().runs, game.system::<Census>().alive), (1, 2));
+    /// ```
     pub fn columns_detailed<S: ColumnStepOf<Cx>>(
         self,
         before: impl Fn(&mut S) + Sync + 'f,

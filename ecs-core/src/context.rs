@@ -183,6 +183,17 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// that first needs them runs its systems on the calling thread alone,
     /// then panics (from `run_all`, `run_from` or `run_adapted`); a later
     /// step tries again.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Default)] pub struct Score(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} resources { Score } systems {} }
+    /// # }
+    /// // The values structs are named after the context: `WorldSystems`, `WorldResources`.
+    /// let cx = ecs::Context::<World>::from_parts(WorldSystems {}, WorldResources { score: Score(7) }, Some(1));
+    /// assert_eq!((cx.resource::<Score>().0, cx.threads()), (7, 1));
+    /// ```
     pub fn from_parts(states: Cx::States, resources: Cx::ResourceValues, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
         let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);
@@ -307,7 +318,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Whether no entity is alive.
     ///
     /// # Examples
-    /// See [`len`](Self::len)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// assert!(world.is_empty());
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// assert!(!world.is_empty());
+    /// world.step(|p| p.kill(e));
+    /// assert!(world.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -340,11 +365,48 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// entity is alive while this context runs steps: see [`Liveness`].
     /// The first call creates the table it reads (and from then on every
     /// creation, kill and reclamation updates it); later calls share it.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// let alive = world.liveness();
+    /// // Checked from another thread, while the context goes on.
+    /// assert!(std::thread::spawn(move || alive.is_alive(e)).join().unwrap());
+    /// world.step(|p| p.kill(e));
+    /// assert!(!world.liveness().is_alive(e));
+    /// ```
     pub fn liveness(&mut self) -> Liveness {
         Liveness::new(self.entities.shared_generations())
     }
 
     /// The live entity named `name` (see [`Defer::set_name`](crate::Defer::set_name)).
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| {
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     p.set_name(e, "player").unwrap();
+    ///     e
+    /// });
+    /// assert_eq!(world.named("player"), Some(e));
+    /// assert_eq!(world.named("camera"), None);
+    /// ```
     pub fn named(&self, name: &str) -> Option<Entity> {
         let e = self.names.as_ref()?.get(name)?;
         self.entities.is_alive(e).then_some(e)
@@ -609,6 +671,18 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Resource `R`.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Default)] pub struct Score(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} resources { Score } systems {} }
+    /// # }
+    /// let mut world = World::new();
+    /// assert_eq!(world.resource::<Score>().0, 0); // `Default`
+    /// world.step(|p| p.resource_mut::<Score>().0 = 5);
+    /// assert_eq!(world.resource::<Score>().0, 5);
+    /// ```
     pub fn resource<R: Resource<Cx>>(&self) -> &R {
         // SAFETY: systems, the only code that writes through a shared cell,
         // run only inside `run_selected` or `run_all`, which borrow the context mutably:
@@ -617,6 +691,17 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Resource `R`, mutably.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Default)] pub struct Score(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} resources { Score } systems {} }
+    /// # }
+    /// let mut world = World::new();
+    /// world.resource_mut::<Score>().0 += 2;
+    /// world.step(|p| assert_eq!(p.resource::<Score>().0, 2));
+    /// ```
     pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R {
         R::cell_mut(&mut self.resources).get_mut()
     }

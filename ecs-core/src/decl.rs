@@ -120,7 +120,7 @@ pub struct SystemInfo {
 ///   is below its length); two systems not ordered by the graph never
 ///   access a resource that one of them writes;
 /// - every storage of `new_storages` is the column of one component
-///   ([`Component::column`]), and its `Column` implementation keeps that
+///   (`Component::column`), and its `Column` implementation keeps that
 ///   trait's contract.
 ///
 /// ```
@@ -188,25 +188,41 @@ pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     const DOT_WITH_COMPONENTS: &'static str;
 
     /// Empty storages for the given limit.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn new_storages(limit: EntityLimit) -> Self::Storages;
     /// The resources' cells, holding the given values.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn new_resources(values: Self::ResourceValues) -> Self::Resources;
     /// System slots holding the given states.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn new_systems(states: Self::States) -> Self::Systems;
     /// Removes the value of component `index` for `id`, if any.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn remove_component(storages: &mut Self::Storages, index: usize, id: EntityId);
     /// Moves the value of component `index` from id `from`, if any, to id
     /// `to`, which holds none.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn relocate_component(storages: &mut Self::Storages, index: usize, from: EntityId, to: EntityId);
     /// Exchanges the values of component `index` of ids `a` and `b`, which
     /// both hold one (see [`Column::swap`]). Called only when
     /// [`SETTINGS`](Self::SETTINGS)`.layout` is
     /// [`Layout::Archetypes`](crate::Layout::Archetypes) (the macro emits an
     /// empty body otherwise).
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn swap_component(storages: &mut Self::Storages, index: usize, a: EntityId, b: EntityId);
     /// The type-erased part of system `index`'s slot.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn slot_core(systems: &Self::Systems, index: usize) -> &SlotCore<Self>;
     /// The type-erased part of system `index`'s slot, mutably.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn slot_core_mut(systems: &mut Self::Systems, index: usize) -> &mut SlotCore<Self>;
 }
 
@@ -270,8 +286,12 @@ pub unsafe trait Component<Cx: ContextDecl>: Sized + 'static {
     /// Where its values live (made with [`Storage::new`] with the context).
     type Column: Column<Item = Self> + Storage;
     /// Its column.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn column(storages: &Cx::Storages) -> &Self::Column;
     /// Its column, mutably.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn column_mut(storages: &mut Cx::Storages) -> &mut Self::Column;
 }
 
@@ -336,8 +356,12 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
     /// What each subtask produces (`()` unless declared with `output:`).
     type Output: Default + Send + Sync + 'static;
     /// Its slot.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn slot(systems: &Cx::Systems) -> &SystemSlot<Cx, Self>;
     /// Its slot, mutably.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn slot_mut(systems: &mut Cx::Systems) -> &mut SystemSlot<Cx, Self>;
 }
 

@@ -39,7 +39,12 @@ impl EntityLimit {
     /// Room reserved when the context is created.
     ///
     /// # Examples
-    /// See [`EntityLimit`]'s example.
+    /// ```
+    /// use ecs::EntityLimit;
+    ///
+    /// assert_eq!(EntityLimit::Fixed(100).initial_capacity(), 100);
+    /// assert_eq!(EntityLimit::Dynamic { initial: 16 }.initial_capacity(), 16);
+    /// ```
     pub fn initial_capacity(self) -> usize {
         match self {
             EntityLimit::Fixed(n) => n,
@@ -50,7 +55,12 @@ impl EntityLimit {
     /// Whether storage is allocated once and never grows.
     ///
     /// # Examples
-    /// See [`EntityLimit`]'s example.
+    /// ```
+    /// use ecs::EntityLimit;
+    ///
+    /// assert!(EntityLimit::Fixed(100).is_fixed());
+    /// assert!(!EntityLimit::Dynamic { initial: 16 }.is_fixed());
+    /// ```
     pub fn is_fixed(self) -> bool {
         matches!(self, EntityLimit::Fixed(_))
     }

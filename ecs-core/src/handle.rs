@@ -91,7 +91,12 @@ impl EntityId {
     /// The raw id.
     ///
     /// # Examples
-    /// See [`index`](Self::index)'s example.
+    /// ```
+    /// use ecs::EntityId;
+    ///
+    /// assert_eq!(EntityId::from_bits(42).to_bits(), 42);
+    /// assert_eq!(EntityId::from_bits(42).index(), 42);
+    /// ```
     #[inline]
     pub fn to_bits(self) -> u32 {
         self.0
@@ -101,7 +106,13 @@ impl EntityId {
     /// that holds no live entity find nothing.
     ///
     /// # Examples
-    /// See [`index`](Self::index)'s example.
+    /// ```
+    /// use ecs::EntityId;
+    ///
+    /// let id = EntityId::from_bits(3);
+    /// assert_eq!(id.index(), 3);
+    /// assert_eq!(EntityId::from_bits(id.to_bits()), id);
+    /// ```
     #[inline]
     pub fn from_bits(bits: u32) -> Self {
         EntityId(bits)
@@ -173,7 +184,22 @@ impl Entity {
     /// The generation of the slot this handle refers to.
     ///
     /// # Examples
-    /// See [`slot`](Self::slot)'s example.
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// world.step(|p| p.kill(e));
+    /// let f = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// // Same slot, a later generation: `e` stays dead.
+    /// assert_eq!(f.slot(), e.slot());
+    /// assert_ne!(f.generation(), e.generation());
+    /// ```
     #[inline]
     pub fn generation(self) -> u32 {
         self.generation

@@ -80,6 +80,23 @@ impl Liveness {
 
     /// Whether the handle's entity is alive (created and not killed), at
     /// some moment during the call.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// let alive = world.liveness();
+    /// assert!(alive.is_alive(e));
+    /// world.step(|p| p.kill(e));
+    /// assert!(!alive.is_alive(e)); // the same handle sees the kill
+    /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
         self.table.is_alive(e.slot, e.generation)

@@ -117,6 +117,21 @@ impl InstanceKey {
     }
 
     /// The key as a number (distinct for distinct keys of one entity).
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     let smoke = p.add_instance(e, Emitter(1)).unwrap();
+    ///     let sparks = p.add_instance(e, Emitter(2)).unwrap();
+    ///     assert_ne!(smoke.get(), sparks.get());
+    /// });
+    /// ```
     pub fn get(self) -> u64 {
         self.0.get()
     }
@@ -150,12 +165,27 @@ pub struct Many<T>(pub(crate) T);
 
 impl<T> Many<T> {
     /// One instance.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Many;
+    ///
+    /// let first = Many::new(3);
+    /// assert_eq!(first.into_inner(), 3);
+    /// ```
     #[inline]
     pub fn new(value: T) -> Self {
         Many(value)
     }
 
     /// The instance.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::Many;
+    ///
+    /// assert_eq!(Many::new("smoke").into_inner(), "smoke");
+    /// ```
     #[inline]
     pub fn into_inner(self) -> T {
         self.0

@@ -257,14 +257,20 @@ pub unsafe trait InstanceQuery<Cx: ContextDecl, S> {
     /// Whether the item is mutable.
     const MUT: bool;
     /// A first instance's item.
+    // Hidden: called only by the runtime's instance walks.
+    #[doc(hidden)]
     fn from_first<'i>(first: <Self::First as Query<Cx, S>>::Item<'i>) -> Self::Item<'i>;
     /// Another instance's item.
     ///
     /// # Safety
     /// `ptr` points to a live instance that nothing else borrows for `'i`
     /// (mutably, when `MUT` is false).
+    // Hidden: called only by the runtime's instance walks.
+    #[doc(hidden)]
     unsafe fn from_ptr<'i>(ptr: *mut Self::Instance) -> Self::Item<'i>;
     /// The walk state of the column of `Many<T>`.
+    // Hidden: called only by the runtime's instance walks.
+    #[doc(hidden)]
     fn fetch(storages: &Cx::Storages) -> ManyFetch<Self::Instance, Self::Column>;
 }
 

@@ -13,6 +13,21 @@ use crate::handle::Entity;
 use std::collections::HashMap;
 
 /// Naming an entity failed; nothing changed.
+///
+/// ```
+/// use ecs::NameError;
+/// # ecs::declare_context! {
+/// #     pub context World { components {} systems {} }
+/// # }
+/// let mut world = World::new();
+/// world.step(|p| {
+///     let [a, b] = [p.create().unwrap(), p.create().unwrap()];
+///     p.set_name(a, "player").unwrap();
+///     assert_eq!(p.set_name(b, "player"), Err(NameError::Taken(a)));
+///     p.kill(b);
+///     assert_eq!(p.set_name(b, "camera"), Err(NameError::NoSuchEntity(b)));
+/// });
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[non_exhaustive]
 pub enum NameError {

@@ -78,6 +78,8 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     /// The components borrowed.
     const ACCESS: &'static [Access];
     /// The iteration state over these storages.
+    // Hidden: called only by the runtime's walks.
+    #[doc(hidden)]
     fn init(storages: &Cx::Storages) -> Self::Fetch;
     /// The item of entity `id`.
     ///
@@ -86,6 +88,8 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     /// `'i`; `id` holds every component in `ACCESS`; for `'i`, no other
     /// borrow of those values conflicts with this one (no other mutable
     /// borrow, and no shared borrow of a component borrowed mutably).
+    // Hidden: called only by the runtime's walks.
+    #[doc(hidden)]
     unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> Self::Item<'i>;
 
     /// How many elements write a component whose values a block moves out

@@ -30,6 +30,27 @@ use core::marker::PhantomData;
 /// other resource's, below `Cx::RESOURCES.len()`), and `cell`/`cell_mut`
 /// return this resource's own cell of the resources struct, the same one on
 /// every call, which no other resource shares.
+///
+/// ```
+/// use ecs::traits::{ContextDecl, Resource};
+/// use ecs::Defer;
+/// #[derive(Default)]
+/// pub struct Score(pub u32);
+/// # ecs::declare_context! {
+/// #     pub context World { components {} resources { Score } systems {} }
+/// # }
+/// /// Puts resource `R` back to its default value, in any context.
+/// fn reset<Cx: ContextDecl, R: Resource<Cx> + Default>(p: &mut Defer<'_, Cx>) {
+///     *p.resource_mut::<R>() = R::default();
+/// }
+///
+/// let mut world = World::new();
+/// world.resource_mut::<Score>().0 = 9;
+/// world.step(|p| reset::<_, Score>(p));
+/// assert_eq!(world.resource::<Score>().0, 0);
+/// assert_eq!(<Score as Resource<World>>::NAME, "Score");
+/// assert_eq!(<Score as Resource<World>>::INDEX, 0);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a resource of context `{Cx}`",
     label = "not declared in `{Cx}`",
@@ -41,8 +62,12 @@ pub unsafe trait Resource<Cx: ContextDecl>: ResourceBounds {
     /// The resource's name in the declaration.
     const NAME: &'static str;
     /// Its cell.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn cell(resources: &Cx::Resources) -> &ResourceCell<Self>;
     /// Its cell, mutably.
+    // Hidden: implemented by `declare_context!`, called only by the runtime.
+    #[doc(hidden)]
     fn cell_mut(resources: &mut Cx::Resources) -> &mut ResourceCell<Self>;
 }
 
@@ -50,6 +75,18 @@ pub unsafe trait Resource<Cx: ContextDecl>: ResourceBounds {
 /// systems that read it run on several threads.
 ///
 /// Implemented for every such type.
+///
+/// ```
+/// use ecs::traits::ResourceBounds;
+/// use std::sync::{Arc, Mutex};
+///
+/// /// Compiles only for types that may be resources.
+/// fn may_be_resource<R: ResourceBounds>() {}
+///
+/// may_be_resource::<Vec<u8>>();
+/// may_be_resource::<Arc<Mutex<String>>>();
+/// // `Rc<u8>` or `Cell<u8>` would not compile: they are not `Sync`.
+/// ```
 #[diagnostic::on_unimplemented(
     message = "resource `{Self}` is not `Send + Sync + 'static`, which resources must be: systems run on several threads",
     label = "`{Self}` is not `Send + Sync + 'static`",

@@ -81,6 +81,8 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     /// As [`Context::run_system`]: only the closure `run_selected` gives the
     /// scheduler (or `run_all`'s loop on one thread) may call it, which runs
     /// each system once, never beside a conflicting one, after matching.
+    // Hidden: implemented by `declare_context!`, called only by the scheduler.
+    #[doc(hidden)]
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }
 

@@ -76,7 +76,13 @@ impl<T> Stream<T> {
     /// never runs more than a queue ahead of its consumer.
     ///
     /// # Examples
-    /// See [`Consume`].
+    /// ```
+    /// let mut s = ecs::Stream::<u32>::default();
+    /// s.push(1);
+    /// s.push(2);
+    /// // Without a consumer running beside the producer, the items stay.
+    /// assert_eq!(&s[..], [1, 2]);
+    /// ```
     #[inline]
     pub fn push(&mut self, item: T) {
         self.items.push(item);
@@ -178,6 +184,8 @@ pub trait StreamOutput: sealed::Sealed + Default + Send + Sync + 'static {
     /// What the stream carries.
     type Item: Send + Sync + 'static;
     /// The stream itself.
+    // Hidden: called only by the runtime (sealed trait).
+    #[doc(hidden)]
     fn as_stream(&mut self) -> &mut Stream<Self::Item>;
 }
 
@@ -297,7 +305,7 @@ pub trait Consume<Cx: ContextDecl, T, A: ?Sized = ()>: System<Cx, A> {
     /// Takes one item of the producer's stream.
     ///
     /// # Examples
-    /// See [`Consume`].
+    /// See [the trait's example](Consume), which implements it.
     fn consume(&mut self, data: &mut Data<'_, Cx, Self>, item: T, args: &A);
 }
 

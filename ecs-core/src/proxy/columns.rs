@@ -140,6 +140,32 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
     /// component twice with one borrow mutable, or names a component whose
     /// storage does not lay values side by side by id (only `contiguous`,
     /// or a custom storage whose `Column::LINEAR` is true, does).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         let mut n = 0;
+    ///         columns.for_each_run::<&Mass>(|masses| n += masses.len());
+    ///         *columns.output() = n;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>().iter().sum::<usize>(), 5);
+    /// ```
     #[inline]
     pub fn for_each_run<Q: ColumnQuery<Cx, S>>(&mut self, mut f: impl FnMut(Q::Slices<'_>)) {
         let () = ValidColumns::<Cx, S, Q>::OK;
@@ -165,36 +191,196 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
 
     /// Number of ids the step covers, every subtask together: the values in
     /// each of its columns that it processes.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         *columns.output() = columns.len();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>(), [5, 5, 5]);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.set.len()
     }
 
     /// Whether the step covers no id.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         *columns.output() = usize::from(columns.is_empty());
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>(), [0, 0, 0]);
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.set.is_empty()
     }
 
     /// This subtask's index, from 0.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         *columns.output() = columns.subtask_index();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>(), [0, 1, 2]);
+    /// ```
     #[inline]
     pub fn subtask_index(&self) -> usize {
         self.subtask
     }
 
     /// Number of subtasks the step runs as this time.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         *columns.output() = columns.subtask_count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>(), [3, 3, 3]);
+    /// ```
     #[inline]
     pub fn subtask_count(&self) -> usize {
         self.subtasks
     }
 
     /// This subtask's output.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns};
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems { weigh: Weigh { kind: columns, read: [Mass], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         let mut n = 0;
+    ///         columns.for_each_run::<&Mass>(|masses| n += masses.len());
+    ///         *columns.output() += n;
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Mass(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Weigh>().iter().sum::<usize>(), 5);
+    /// ```
     #[inline]
     pub fn output(&mut self) -> &mut S::Output {
         self.output
     }
 
     /// The state of system `T`, an ancestor of this one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns, Data, System};
+    /// # pub struct Mass(pub f32);
+    /// /// Counts the entities; its state is a scale.
+    /// pub struct Scale(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems {
+    /// #             scale: Scale { read: [Mass], output: usize }
+    /// #             weigh: Weigh { kind: columns, read: [Mass], output: f32, after: [scale] }
+    /// #         }
+    /// #     }
+    /// # }
+    /// impl System<World> for Scale {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         let mut sum = 0.0;
+    ///         columns.for_each_run::<&Mass>(|masses| sum += masses.iter().map(|m| m.0).sum::<f32>());
+    ///         *columns.output() = sum * columns.system::<Scale>().0;
+    ///     }
+    /// }
+    /// let mut world = World::with_systems(WorldSystems { scale: Scale(10.0), weigh: Weigh });
+    /// world.step(|p| {
+    ///     p.spawn((Mass(1.0),)).unwrap();
+    ///     p.spawn((Mass(2.0),)).unwrap();
+    ///     p.run_all(&());
+    /// });
+    /// assert_eq!(world.outputs::<Weigh>(), [30.0]);
+    /// ```
     pub fn system<T: SystemOf<Cx>>(&self) -> &'a T
     where
         S: DependsOn<Cx, T>,
@@ -208,6 +394,42 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
     /// one per subtask.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{ColumnSystem, Columns, Data, System};
+    /// # pub struct Mass(pub f32);
+    /// /// Counts the entities; its state is a scale.
+    /// pub struct Scale(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Weigh;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Mass: contiguous; }
+    /// #         systems {
+    /// #             scale: Scale { read: [Mass], output: usize }
+    /// #             weigh: Weigh { kind: columns, read: [Mass], output: f32, after: [scale] }
+    /// #         }
+    /// #     }
+    /// # }
+    /// impl System<World> for Scale {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    /// impl ColumnSystem<World> for Weigh {
+    ///     fn process(&self, columns: &mut Columns<'_, World, Self>, _: &()) {
+    ///         *columns.output() = columns.outputs::<Scale>().iter().sum::<usize>() as f32;
+    ///     }
+    /// }
+    /// let mut world = World::with_systems(WorldSystems { scale: Scale(10.0), weigh: Weigh });
+    /// world.step(|p| {
+    ///     p.spawn((Mass(1.0),)).unwrap();
+    ///     p.spawn((Mass(2.0),)).unwrap();
+    ///     p.run_all(&());
+    /// });
+    /// assert_eq!(world.outputs::<Weigh>(), [2.0]);
+    /// ```
     pub fn outputs<T: SystemOf<Cx>>(&self) -> &'a [T::Output]
     where
         S: DependsOn<Cx, T>,

@@ -975,7 +975,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Every entity of the system, all subtasks together.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.all_entities().len();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [5, 5, 5]);
+    /// ```
     #[inline]
     pub fn all_entities(&self) -> &'a [EntityId] {
         self.all
@@ -985,7 +1006,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// and those after it.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.other_entities().count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [3, 3, 4]);
+    /// ```
     #[inline]
     pub fn other_entities(&self) -> impl Iterator<Item = EntityId> + 'a {
         let all = self.all;
@@ -995,7 +1037,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Number of entities of this subtask.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.entity_count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [2, 2, 1]);
+    /// ```
     #[inline]
     pub fn entity_count(&self) -> usize {
         self.range.len()
@@ -1004,7 +1067,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Number of entities of the system.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.all_entity_count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [5, 5, 5]);
+    /// ```
     #[inline]
     pub fn all_entity_count(&self) -> usize {
         self.all.len()
@@ -1013,7 +1097,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Number of entities of the other subtasks.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.other_entity_count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [3, 3, 4]);
+    /// ```
     #[inline]
     pub fn other_entity_count(&self) -> usize {
         self.all.len() - self.range.len()
@@ -1022,7 +1127,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// This subtask's index, from 0.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.subtask_index();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [0, 1, 2]);
+    /// ```
     #[inline]
     pub fn subtask_index(&self) -> usize {
         self.subtask
@@ -1031,7 +1157,28 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// Number of subtasks the system runs as this time.
     ///
     /// # Examples
-    /// See [`entities`](Self::entities)'s example.
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Census;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { census: Census { read: [Position], parallelism: split_every(2), output: usize } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Census {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         *data.output() = data.subtask_count();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn_batch((0..5).map(|x| (Position(x as f32),))).map(drop)).unwrap();
+    /// world.step(|p| p.run_all(&()));
+    /// // Five entities in subtasks of two: three subtasks.
+    /// assert_eq!(world.outputs::<Census>(), [3, 3, 3]);
+    /// ```
     #[inline]
     pub fn subtask_count(&self) -> usize {
         self.subtasks

@@ -66,11 +66,33 @@ pub struct Defer<'a, Cx: ContextDecl> {
 
 impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// Resource `R`: every resource is at hand with exclusive access.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Default)] pub struct Score(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} resources { Score } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.resource_mut::<Score>().0 = 3;
+    /// world.step(|p| assert_eq!(p.resource::<Score>().0, 3));
+    /// ```
     pub fn resource<R: Resource<Cx>>(&self) -> &R {
         self.cx.resource::<R>()
     }
 
     /// Resource `R`, mutably.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Default)] pub struct Score(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} resources { Score } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| p.resource_mut::<Score>().0 += 2);
+    /// assert_eq!(world.resource::<Score>().0, 2);
+    /// ```
     pub fn resource_mut<R: Resource<Cx>>(&mut self) -> &mut R {
         self.cx.resource_mut::<R>()
     }
@@ -268,7 +290,17 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// Whether no entity is alive.
     ///
     /// # Examples
-    /// See [`len`](Self::len)'s example.
+    /// ```
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     assert!(p.is_empty());
+    ///     p.create().unwrap();
+    ///     assert!(!p.is_empty());
+    /// });
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

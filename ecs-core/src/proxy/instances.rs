@@ -48,17 +48,27 @@ pub trait ManyComponent<Cx: ContextDecl>: Sized + Send + Sync + 'static {
     /// The column of first instances (`many(...)`'s strategy).
     type Inner: Column<Item = Many<Self>> + Storage;
     /// The column of `Many<Self>`.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn many_column(storages: &Cx::Storages) -> &ManyColumn<Self, Self::Inner>;
     /// The column of `Many<Self>`, mutably.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn many_column_mut(storages: &mut Cx::Storages) -> &mut ManyColumn<Self, Self::Inner>;
     /// The id of `e` when it is alive and holds `Many<Self>`.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn holder(p: &Defer<'_, Cx>, e: Entity) -> Option<EntityId>;
     /// Gives `e` its first instance (see [`Defer::add`]).
     ///
     /// # Errors
     /// [`NoSuchEntity`] when `e` is dead.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn add_first(p: &mut Defer<'_, Cx>, e: Entity, value: Self) -> Result<(), NoSuchEntity>;
     /// Removes `Many<Self>` from `e`, returning the first instance.
+    // Hidden: called only by the proxies' instance methods.
+    #[doc(hidden)]
     fn remove_all(p: &mut Defer<'_, Cx>, e: Entity) -> Option<Self>;
 }
 
@@ -140,6 +150,21 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// `None` when the entity is dead or does not hold that instance.
     /// Removing the entity's last instance removes the component: systems
     /// over `Many<T>` stop processing the entity from their next run.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     let smoke = p.add_instance(e, Emitter(1)).unwrap();
+    ///     assert_eq!(p.remove_instance(e, smoke), Some(Emitter(1)));
+    ///     assert_eq!(p.remove_instance::<Emitter>(e, smoke), None); // gone
+    /// });
+    /// ```
     pub fn remove_instance<T: ManyComponent<Cx>>(&mut self, e: Entity, key: InstanceKey) -> Option<T> {
         let mut all = self.instances_mut::<T>(e)?;
         if all.len() > 1 {
@@ -152,6 +177,22 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     }
 
     /// The entity's instances of `T`; `None` when it is dead or holds none.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     assert!(p.instances::<Emitter>(e).is_none());
+    ///     p.add_instance(e, Emitter(1)).unwrap();
+    ///     p.add_instance(e, Emitter(2)).unwrap();
+    ///     assert!(p.instances::<Emitter>(e).unwrap().iter().eq([&Emitter(1), &Emitter(2)]));
+    /// });
+    /// ```
     pub fn instances<T: ManyComponent<Cx>>(&self, e: Entity) -> Option<ManyRef<'_, T>> {
         let id = T::holder(self, e)?;
         T::many_column(&self.cx.storages).instances(id)
@@ -160,18 +201,62 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// The entity's instances of `T`, to change, add or remove some (not
     /// the last: see [`remove_instance`](Self::remove_instance)); `None`
     /// when it is dead or holds none.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     p.add_instance(e, Emitter(1)).unwrap();
+    ///     p.instances_mut::<Emitter>(e).unwrap().push(Emitter(2));
+    ///     assert_eq!(p.instances::<Emitter>(e).unwrap().len(), 2);
+    /// });
+    /// ```
     pub fn instances_mut<T: ManyComponent<Cx>>(&mut self, e: Entity) -> Option<ManyMut<'_, T>> {
         let id = T::holder(self, e)?;
         T::many_column_mut(&mut self.cx.storages).instances_mut(id)
     }
 
     /// The instance named `key` of the entity, if it is alive and holds it.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     let smoke = p.add_instance(e, Emitter(1)).unwrap();
+    ///     assert_eq!(p.instance::<Emitter>(e, smoke), Some(&Emitter(1)));
+    /// });
+    /// ```
     pub fn instance<T: ManyComponent<Cx>>(&self, e: Entity, key: InstanceKey) -> Option<&T> {
         self.instances::<T>(e)?.get_by_key(key)
     }
 
     /// The instance named `key` of the entity, mutably, if it is alive and
     /// holds it.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Emitter: many; } systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     let smoke = p.add_instance(e, Emitter(1)).unwrap();
+    ///     p.instance_mut::<Emitter>(e, smoke).unwrap().0 = 9;
+    ///     assert_eq!(p.instance::<Emitter>(e, smoke), Some(&Emitter(9)));
+    /// });
+    /// ```
     pub fn instance_mut<T: ManyComponent<Cx>>(&mut self, e: Entity, key: InstanceKey) -> Option<&mut T> {
         let id = T::holder(self, e)?;
         let all = T::many_column_mut(&mut self.cx.storages).instances_mut(id)?;
@@ -192,6 +277,32 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> View<'_, Cx, S> {
     /// is dead by then). A system that writes `Many<T>` may instead
     /// [`push`](ManyMut::push) onto one of its own entities at once
     /// (through [`InstancesMut`](crate::InstancesMut)).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # pub struct Fuse;
+    /// # #[derive(Default)]
+    /// # pub struct Ignite;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Fuse: contiguous; Emitter: many; }
+    /// #         systems { ignite: Ignite { read: [Fuse] } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Ignite {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         for &id in data.entities() {
+    ///             data.add_instance_later(id, Emitter(1));
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Fuse,)).unwrap());
+    /// world.step(|p| p.run_all(&()));
+    /// world.step(|p| assert_eq!(p.instances::<Emitter>(e).map(|all| all.len()), Some(1)));
+    /// ```
     pub fn add_instance_later<T: ManyComponent<Cx>>(&mut self, id: EntityId, value: T) {
         if let Some(e) = self.handle(id) {
             // A dead entity (killed meanwhile) takes no instance.
@@ -204,6 +315,40 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> View<'_, Cx, S> {
     /// Removes the instance named `key` from the entity at the next refresh,
     /// as [`Defer::remove_instance`] does: its last instance takes the
     /// component with it. The removed value is dropped.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{Data, EntityId, Instances, System};
+    /// # #[derive(Debug, PartialEq)] pub struct Emitter(pub u8);
+    /// # #[derive(Default)]
+    /// # pub struct Trim;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Emitter: many; }
+    /// #         systems { trim: Trim { read: [Emitter] } }
+    /// #     }
+    /// # }
+    /// /// Keeps one instance per entity.
+    /// impl System<World> for Trim {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         data.for_entities::<(EntityId, Instances<Emitter>)>(|view, (id, all)| {
+    ///             for key in all.keys().skip(1) {
+    ///                 view.remove_instance_later::<Emitter>(id, key);
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     for i in 0..3 {
+    ///         p.add_instance(e, Emitter(i)).unwrap();
+    ///     }
+    ///     e
+    /// });
+    /// world.step(|p| p.run_all(&()));
+    /// world.step(|p| assert_eq!(p.instances::<Emitter>(e).unwrap().len(), 1));
+    /// ```
     pub fn remove_instance_later<T: ManyComponent<Cx>>(&mut self, id: EntityId, key: InstanceKey) {
         if let Some(e) = self.handle(id) {
             self.defer(move |p| drop(p.remove_instance::<T>(e, key)));

@@ -96,6 +96,35 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Copy for Lookup<'_
 impl<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Lookup<'a, Cx, S, Q> {
     /// The components `Q` of `id` if system `S` processes it (in this
     /// subtask or another); `None` for other entities.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Probe;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Mass: contiguous; }
+    /// #         systems { probe: Probe { read: [Position, Mass], output: Vec<Option<f32>> } }
+    /// #     }
+    /// # }
+    /// impl System<World, [EntityId; 2]> for Probe {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &[EntityId; 2]) {
+    ///         let positions = data.prepare_lookup::<&Position>();
+    ///         *data.output() = ids.iter().map(|&id| positions.get(id).map(|p| p.0)).collect();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let heavy = p.spawn((Position(1.0), Mass(2.0))).unwrap();
+    ///     let light = p.spawn((Position(3.0),)).unwrap(); // no mass: not `probe`'s
+    ///     let ids = [heavy, light].map(|e| p.id_of(e).unwrap());
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.outputs::<Probe>()[0], [Some(1.0), None]);
+    /// });
+    /// ```
     #[inline(always)]
     pub fn get(&self, id: EntityId) -> Option<Q::Item<'a>> {
         let member = match self.members {
@@ -187,6 +216,35 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// membership fetched once, for loops over neighbours.
     ///
     /// See [`Lookup`] for an example.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{Data, EntityId, System};
+    /// # pub struct Position(pub f32);
+    /// # pub struct Mass(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Probe;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position, Mass: contiguous; }
+    /// #         systems { probe: Probe { read: [Position, Mass], output: Vec<Option<f32>> } }
+    /// #     }
+    /// # }
+    /// impl System<World, [EntityId; 2]> for Probe {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, ids: &[EntityId; 2]) {
+    ///         let positions = data.prepare_lookup::<&Position>();
+    ///         *data.output() = ids.iter().map(|&id| positions.get(id).map(|p| p.0)).collect();
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let heavy = p.spawn((Position(1.0), Mass(2.0))).unwrap();
+    ///     let light = p.spawn((Position(3.0),)).unwrap(); // no mass: not `probe`'s
+    ///     let ids = [heavy, light].map(|e| p.id_of(e).unwrap());
+    ///     p.run_all(&ids);
+    ///     assert_eq!(p.outputs::<Probe>()[0], [Some(1.0), None]);
+    /// });
+    /// ```
     #[inline]
     pub fn prepare_lookup<Q: SharedQuery<Cx, S>>(&self) -> Lookup<'a, Cx, S, Q> {
         let (run, set, cx) = self.members();

@@ -66,6 +66,20 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 
     /// Releases the name of the live entity `e`, returning it (`None` when
     /// `e` is dead or holds no name).
+    ///
+    /// # Examples
+    /// ```
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     p.set_name(e, "player").unwrap();
+    ///     assert_eq!(p.unname(e).as_deref(), Some("player"));
+    ///     assert_eq!(p.named("player"), None);
+    /// });
+    /// ```
     pub fn unname(&mut self, e: Entity) -> Option<Box<str>> {
         if !self.cx.entities.is_alive(e) {
             return None;
@@ -75,12 +89,40 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 
     /// The live entity named `name`: `None` when no entity holds it or its
     /// holder is killed.
+    ///
+    /// # Examples
+    /// ```
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     p.set_name(e, "player").unwrap();
+    ///     assert_eq!(p.named("player"), Some(e));
+    ///     assert_eq!(p.named("camera"), None);
+    /// });
+    /// ```
     #[inline]
     pub fn named(&self, name: &str) -> Option<Entity> {
         self.cx.named(name)
     }
 
     /// The name of the live entity `e`, if it holds one.
+    ///
+    /// # Examples
+    /// ```
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     assert_eq!(p.name_of(e), None);
+    ///     p.set_name(e, "player").unwrap();
+    ///     assert_eq!(p.name_of(e), Some("player"));
+    /// });
+    /// ```
     #[inline]
     pub fn name_of(&self, e: Entity) -> Option<&str> {
         if !self.cx.entities.is_alive(e) {
@@ -92,6 +134,21 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// A handle that checks from any thread, without locks, whether an
     /// entity is alive: see [`Liveness`] and
     /// [`Context::liveness`](crate::Context::liveness).
+    ///
+    /// # Examples
+    /// ```
+    /// # ecs::declare_context! {
+    /// #     pub context World { components {} systems {} }
+    /// # }
+    /// # let mut world = World::new();
+    /// let (e, alive) = world.step(|p| {
+    ///     let e = p.create().unwrap();
+    ///     (e, p.liveness())
+    /// });
+    /// assert!(alive.is_alive(e));
+    /// world.step(|p| p.kill(e));
+    /// assert!(!alive.is_alive(e));
+    /// ```
     pub fn liveness(&mut self) -> Liveness {
         self.cx.liveness()
     }
@@ -138,6 +195,36 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     }
 
     /// The name of the live entity with id `id`, if it holds one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::{Data, System};
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Roll;
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { roll: Roll { read: [Position], output: Vec<String> } }
+    /// #     }
+    /// # }
+    /// impl System<World> for Roll {
+    ///     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
+    ///         for &id in data.entities() {
+    ///             let name = data.name_of(id).unwrap_or("?").to_string();
+    ///             data.output().push(name);
+    ///         }
+    ///     }
+    /// }
+    /// let mut world = World::new();
+    /// world.step(|p| {
+    ///     let e = p.spawn((Position(0.0),)).unwrap();
+    ///     p.set_name(e, "player").unwrap();
+    ///     p.spawn((Position(1.0),)).unwrap();
+    ///     p.run_all(&());
+    ///     assert_eq!(p.outputs::<Roll>()[0], ["player", "?"]);
+    /// });
+    /// ```
     #[inline]
     pub fn name_of(&self, id: EntityId) -> Option<&'a str> {
         let cx = self.cx;

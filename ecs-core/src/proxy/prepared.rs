@@ -96,6 +96,22 @@ impl<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> PreparedQuery<Cx, Q> {
     /// # Panics
     /// Fails to compile (constant evaluation, under `cargo build`) when `Q`
     /// borrows one component twice with one borrow mutable.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Position: contiguous; } systems {} }
+    /// # }
+    /// use ecs::PreparedQuery;
+    ///
+    /// let mut world = World::new();
+    /// world.step(|p| p.spawn((Position(2.0),)).map(drop)).unwrap();
+    /// let mut positions = PreparedQuery::<World, &Position>::new();
+    /// let mut sum = 0.0;
+    /// world.step(|p| positions.for_each(p, |x| sum += x.0));
+    /// assert_eq!(sum, 2.0);
+    /// ```
     pub fn new() -> Self {
         const {
             assert!(
@@ -112,7 +128,25 @@ impl<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>> PreparedQuery<Cx, Q> {
     /// first if the context's entities changed since the last call.
     ///
     /// # Examples
-    /// See [`PreparedQuery`].
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Position: contiguous; } systems {} }
+    /// # }
+    /// use ecs::PreparedQuery;
+    ///
+    /// let mut world = World::new();
+    /// let mut positions = PreparedQuery::<World, &mut Position>::new();
+    /// for x in [1.0, 2.0] {
+    ///     world.step(|p| {
+    ///         p.spawn((Position(x),)).unwrap();
+    ///         positions.for_each(p, |pos| pos.0 *= 10.0); // the new entity is matched
+    ///     });
+    /// }
+    /// let mut all = Vec::new();
+    /// world.step(|p| positions.for_each(p, |pos| all.push(pos.0)));
+    /// assert_eq!(all, [100.0, 20.0]);
+    /// ```
     #[inline]
     pub fn for_each(&mut self, p: &mut Defer<'_, Cx>, mut f: impl FnMut(Q::Item<'_>)) {
         const {

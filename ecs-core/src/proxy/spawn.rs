@@ -59,6 +59,8 @@ use core::ptr::NonNull;
 )]
 pub trait Components<Cx: ContextDecl>: sealed::SealedComponents<Cx> {
     /// The components, as a bitset.
+    // Hidden: called only by the runtime (sealed trait).
+    #[doc(hidden)]
     fn bits() -> Cx::Bits;
 }
 

@@ -26,9 +26,23 @@ use core::ptr::{addr_of_mut, NonNull};
 /// `drop_members` drops exactly the members whose bit is set.
 ///
 /// ```
-/// use ecs::storage::Group;
+/// use ecs::storage::{Group, Member};
+/// use std::rc::Rc;
 ///
-/// assert_eq!(<(f32, u8, String) as Group>::LEN, 3);
+/// type G = (f32, Rc<()>);
+/// assert_eq!(<G as Group>::LEN, 2);
+///
+/// // Write member 1 into uninitialised slots, then drop it alone.
+/// let shared = Rc::new(());
+/// let mut slots = G::uninit();
+/// // SAFETY: `slots` is a live `G::Slots`.
+/// let member = unsafe { <G as Member<1>>::project(&mut slots) };
+/// // SAFETY: `member` points into `slots`, which outlives this write.
+/// unsafe { (*member).write(shared.clone()) };
+/// assert_eq!(Rc::strong_count(&shared), 2);
+/// // SAFETY: member 1 (bit 1) is initialised and not used again.
+/// unsafe { G::drop_members(&mut slots, 0b10) };
+/// assert_eq!(Rc::strong_count(&shared), 1);
 /// ```
 pub unsafe trait Group: 'static {
     /// One possibly-uninitialised field per member.
@@ -36,8 +50,12 @@ pub unsafe trait Group: 'static {
     /// Number of members.
     const LEN: usize;
     /// Slots with every member uninitialised.
+    ///
+    /// See [the trait's example](Group), which calls it.
     fn uninit() -> Self::Slots;
     /// Drops the members whose bit is set in `mask`.
+    ///
+    /// See [the trait's example](Group), which calls it.
     ///
     /// # Safety
     /// `slots` is valid for writes and each member named by `mask` is
@@ -65,6 +83,8 @@ pub unsafe trait Member<const I: usize>: Group {
     /// The member's component type.
     type Item: 'static;
     /// The address of member `I` within `slots`, without creating a reference.
+    ///
+    /// See [`Group`]'s example, which calls it.
     ///
     /// # Safety
     /// `slots` points to a live `Self::Slots`.
@@ -246,7 +266,16 @@ impl<G: Group> Grouped<G> {
     /// The column of member `I`.
     ///
     /// # Examples
-    /// See [`new`](Self::new)'s example.
+    /// ```
+    /// use ecs::storage::{Column, Grouped, Storage};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut group = Grouped::<(u32, char)>::new(EntityLimit::Fixed(4));
+    /// let id = EntityId::from_bits(2);
+    /// group.column_mut::<1>().insert(id, 'x');
+    /// assert_eq!(group.column::<1>().get(id), Some(&'x'));
+    /// assert!(!group.column::<0>().contains(id)); // members are present apart
+    /// ```
     #[inline]
     pub fn column<const I: usize>(&self) -> &GroupColumn<G, I>
     where
@@ -259,7 +288,16 @@ impl<G: Group> Grouped<G> {
     /// The column of member `I`, mutably.
     ///
     /// # Examples
-    /// See [`new`](Self::new)'s example.
+    /// ```
+    /// use ecs::storage::{Column, Grouped, Storage};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut group = Grouped::<(u32, char)>::new(EntityLimit::Fixed(4));
+    /// let id = EntityId::from_bits(2);
+    /// group.column_mut::<0>().insert(id, 7);
+    /// *group.column_mut::<0>().get_mut(id).unwrap() += 1;
+    /// assert_eq!(group.column::<0>().get(id), Some(&8));
+    /// ```
     #[inline]
     pub fn column_mut<const I: usize>(&mut self) -> &mut GroupColumn<G, I>
     where

@@ -160,7 +160,15 @@ impl<T> HashMapStorage<T> {
     /// Whether no id holds a value.
     ///
     /// # Examples
-    /// See [`len`](Self::len)'s example.
+    /// ```
+    /// use ecs::storage::{Column, HashMapStorage, Storage};
+    /// use ecs::{EntityId, EntityLimit};
+    ///
+    /// let mut column = HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 });
+    /// assert!(column.is_empty());
+    /// column.insert(EntityId::from_bits(9), 1);
+    /// assert!(!column.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

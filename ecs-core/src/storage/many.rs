@@ -178,6 +178,18 @@ impl<T, K: Column<Item = Many<T>>> ManyColumn<T, K> {
     }
 
     /// The instances of `id`, if it holds any.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// assert_eq!(column.instances(id).unwrap().to_vec(), ["smoke", "sparks"]);
+    /// assert!(column.instances(EntityId::from_bits(1)).is_none());
+    /// ```
     pub fn instances(&self, id: EntityId) -> Option<ManyRef<'_, T>> {
         let first = self.first.get(id)?;
         // SAFETY: `id` holds a value, so its side slot exists; `&self`
@@ -189,6 +201,18 @@ impl<T, K: Column<Item = Many<T>>> ManyColumn<T, K> {
     }
 
     /// The instances of `id`, mutably, if it holds any.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// column.instances_mut(id).unwrap().push("fire");
+    /// assert_eq!(column.instances(id).unwrap().len(), 3);
+    /// ```
     pub fn instances_mut(&mut self, id: EntityId) -> Option<ManyMut<'_, T>> {
         let i = id.index();
         let Self {
@@ -550,6 +574,18 @@ impl<T> Copy for ManyRef<'_, T> {}
 
 impl<'a, T> ManyRef<'a, T> {
     /// The number of instances (at least 1).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.len(), 2);
+    /// ```
     #[inline]
     #[expect(
         clippy::len_without_is_empty,
@@ -560,12 +596,37 @@ impl<'a, T> ManyRef<'a, T> {
     }
 
     /// The first instance.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.first(), &"smoke");
+    /// ```
     #[inline]
     pub fn first(&self) -> &'a T {
         self.first
     }
 
     /// The instance at `index`, if there is one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.get(1), Some(&"sparks"));
+    /// assert_eq!(all.get(2), None);
+    /// ```
     #[inline]
     pub fn get(&self, index: usize) -> Option<&'a T> {
         match index {
@@ -575,16 +636,54 @@ impl<'a, T> ManyRef<'a, T> {
     }
 
     /// The instances, in order.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert!(all.iter().eq(&["smoke", "sparks"]));
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &'a T> + use<'a, T> {
         core::iter::once(self.first).chain(self.side.rest())
     }
 
     /// The keys of the instances, in the same order as [`iter`](Self::iter).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.keys().nth(1), Some(sparks));
+    /// assert_eq!(all.keys().count(), 2);
+    /// ```
     pub fn keys(&self) -> impl Iterator<Item = InstanceKey> + use<'a, T> {
         core::iter::once(self.side.first_key()).chain(self.side.rest_keys().iter().copied())
     }
 
     /// The key of the instance at `index`, if there is one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.key(1), Some(sparks));
+    /// assert_eq!(all.key(2), None);
+    /// ```
     #[inline]
     pub fn key(&self, index: usize) -> Option<InstanceKey> {
         self.side.key(index)
@@ -592,23 +691,71 @@ impl<'a, T> ManyRef<'a, T> {
 
     /// Where the instance named `key` is now; `None` when the entity does
     /// not hold it.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.index_of(sparks), Some(1));
+    /// ```
     #[inline]
     pub fn index_of(&self, key: InstanceKey) -> Option<usize> {
         self.side.index_of(key)
     }
 
     /// The instance named `key`, if the entity holds it.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.get_by_key(sparks), Some(&"sparks"));
+    /// ```
     #[inline]
     pub fn get_by_key(&self, key: InstanceKey) -> Option<&'a T> {
         self.get(self.index_of(key)?)
     }
 
     /// The instances with their keys.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.iter_keyed().nth(1), Some((sparks, &"sparks")));
+    /// ```
     pub fn iter_keyed(&self) -> impl Iterator<Item = (InstanceKey, &'a T)> + use<'a, T> {
         self.keys().zip(self.iter())
     }
 
     /// The instances, cloned into a `Vec`.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let all = column.instances(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.to_vec(), ["smoke", "sparks"]);
+    /// ```
     pub fn to_vec(&self) -> Vec<T>
     where
         T: Clone,
@@ -675,6 +822,18 @@ pub struct ManyMut<'a, T> {
 
 impl<'a, T> ManyMut<'a, T> {
     /// The instances, read-only.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.as_ref().to_vec(), ["smoke", "sparks"]);
+    /// ```
     #[inline]
     pub fn as_ref(&self) -> ManyRef<'_, T> {
         ManyRef {
@@ -684,6 +843,18 @@ impl<'a, T> ManyMut<'a, T> {
     }
 
     /// The number of instances (at least 1).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.len(), 2);
+    /// ```
     #[inline]
     #[expect(
         clippy::len_without_is_empty,
@@ -694,12 +865,38 @@ impl<'a, T> ManyMut<'a, T> {
     }
 
     /// The instance at `index`, if there is one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.get(1), Some(&"sparks"));
+    /// assert_eq!(all.get(2), None);
+    /// ```
     #[inline]
     pub fn get(&self, index: usize) -> Option<&T> {
         self.as_ref().get(index)
     }
 
     /// The instance at `index`, mutably, if there is one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// *all.get_mut(1).unwrap() = "embers";
+    /// assert_eq!(all.get(1), Some(&"embers"));
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         match index {
@@ -709,17 +906,55 @@ impl<'a, T> ManyMut<'a, T> {
     }
 
     /// The first instance, mutably.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// *all.first_mut() = "fog";
+    /// assert_eq!(all.get(0), Some(&"fog"));
+    /// ```
     #[inline]
     pub fn first_mut(&mut self) -> &mut T {
         self.first
     }
 
     /// The instances, in order.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert!(all.iter().eq(&["smoke", "sparks"]));
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.as_ref().iter()
     }
 
     /// The instances, mutably, in order.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// all.iter_mut().for_each(|e| *e = "ash");
+    /// assert!(all.iter().eq(&["ash", "ash"]));
+    /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
         // The side slot is read only when the `more` byte says it holds
@@ -732,30 +967,91 @@ impl<'a, T> ManyMut<'a, T> {
     }
 
     /// The key of the instance at `index`, if there is one.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.key(1), Some(sparks));
+    /// ```
     #[inline]
     pub fn key(&self, index: usize) -> Option<InstanceKey> {
         self.side.key(index)
     }
 
     /// The keys of the instances, in order.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.keys().nth(1), Some(sparks));
+    /// ```
     pub fn keys(&self) -> impl Iterator<Item = InstanceKey> + '_ {
         self.as_ref().keys()
     }
 
     /// Where the instance named `key` is now; `None` when the entity does
     /// not hold it.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.index_of(sparks), Some(1));
+    /// ```
     #[inline]
     pub fn index_of(&self, key: InstanceKey) -> Option<usize> {
         self.side.index_of(key)
     }
 
     /// The instance named `key`, if the entity holds it.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// assert_eq!(all.get_by_key(sparks), Some(&"sparks"));
+    /// ```
     #[inline]
     pub fn get_by_key(&self, key: InstanceKey) -> Option<&T> {
         self.get(self.index_of(key)?)
     }
 
     /// The instance named `key`, mutably, if the entity holds it.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// *all.get_by_key_mut(sparks).unwrap() = "embers";
+    /// assert_eq!(all.get(1), Some(&"embers"));
+    /// ```
     #[inline]
     pub fn get_by_key_mut(&mut self, key: InstanceKey) -> Option<&mut T> {
         let i = self.index_of(key)?;
@@ -769,6 +1065,20 @@ impl<'a, T> ManyMut<'a, T> {
 
     /// Adds an instance after the others and returns its key, which no
     /// instance of this entity had before.
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// let fire = all.push("fire");
+    /// assert_eq!(all.get_by_key(fire), Some(&"fire"));
+    /// assert_eq!(all.len(), 3);
+    /// ```
     pub fn push(&mut self, value: T) -> InstanceKey {
         let key = self.side.mint();
         match &mut self.side.rest {
@@ -793,6 +1103,21 @@ impl<'a, T> ManyMut<'a, T> {
     /// Removes the instance named `key` and returns it, keeping the order
     /// of the others; `None` when the entity does not hold it, or when it
     /// is the only instance (which stays).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// all.push("fire");
+    /// all.push("embers");
+    /// assert_eq!(all.remove(sparks), Some("sparks"));
+    /// assert!(all.iter().eq(&["smoke", "fire", "embers"]));
+    /// ```
     pub fn remove(&mut self, key: InstanceKey) -> Option<T> {
         self.take(key, false)
     }
@@ -800,6 +1125,21 @@ impl<'a, T> ManyMut<'a, T> {
     /// Removes the instance named `key` and returns it, moving the last
     /// instance into its place (O(1)); `None` as for
     /// [`remove`](Self::remove).
+    ///
+    /// # Examples
+    /// ```
+    /// # use ecs::storage::{Column, ManyColumn, Storage};
+    /// # use ecs::{EntityId, EntityLimit, Many};
+    /// # let mut column = ManyColumn::<&str>::new(EntityLimit::Fixed(1));
+    /// # let id = EntityId::from_bits(0);
+    /// # column.insert(id, Many::new("smoke"));
+    /// # let sparks = column.instances_mut(id).unwrap().push("sparks");
+    /// let mut all = column.instances_mut(id).unwrap(); // "smoke", then "sparks"
+    /// all.push("fire");
+    /// all.push("embers");
+    /// assert_eq!(all.swap_remove(sparks), Some("sparks"));
+    /// assert!(all.iter().eq(&["smoke", "embers", "fire"]));
+    /// ```
     pub fn swap_remove(&mut self, key: InstanceKey) -> Option<T> {
         self.take(key, true)
     }

@@ -189,6 +189,8 @@ pub unsafe trait Column: Send + Sync {
     /// The old value is returned, not dropped: the caller drops it once the
     /// column holds the new one, so that a panicking `drop` finds the
     /// column consistent.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn insert(&mut self, id: EntityId, value: Self::Item) -> Option<Self::Item>;
 
     /// Stores `value` for an `id` known to have none (a new entity's
@@ -197,6 +199,8 @@ pub unsafe trait Column: Send + Sync {
     /// Implementations must behave as `insert` does when `id` has no value;
     /// when it has one (a broken promise from a safe caller), the old value
     /// may be leaked but memory stays sound.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         drop(self.insert(id, value));
@@ -214,6 +218,8 @@ pub unsafe trait Column: Send + Sync {
     /// finds nothing, and the column never drops it) until
     /// [`fill`](Self::fill) records it. Storages that return `Some` must
     /// implement `fill`.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     #[inline]
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<Self::Item>> {
         let _ = ids;
@@ -222,6 +228,8 @@ pub unsafe trait Column: Send + Sync {
 
     /// Records that the slots of `ids` hold the values written through the
     /// pointer of [`prepare_fill`](Self::prepare_fill).
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     ///
     /// # Safety
     /// `prepare_fill` returned `Some` for a range that contains `ids`, no
@@ -237,6 +245,8 @@ pub unsafe trait Column: Send + Sync {
     }
 
     /// Removes and returns the value of `id`, if any.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
 
     /// Removes and drops the value of every id of `ids` that has one, as
@@ -252,6 +262,8 @@ pub unsafe trait Column: Send + Sync {
     /// components' bits of every entity before calling it
     /// ([`Defer::remove_from_all`](crate::Defer::remove_from_all)), so a
     /// value left behind would be one no entity claims.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     fn remove_range(&mut self, ids: Range<usize>) {
         drops::drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
     }
@@ -270,6 +282,8 @@ pub unsafe trait Column: Send + Sync {
     /// to `from` what `insert` returns); storages that keep an index of ids
     /// may update it in place instead. A panic here (or in the `remove` and
     /// `insert` the default calls) aborts the process.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     #[inline]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         if let Some(value) = self.remove(from)
@@ -287,6 +301,8 @@ pub unsafe trait Column: Send + Sync {
     /// column keeping its contract never does after `remove`, is dropped);
     /// the built-in storages exchange in place. A panic here aborts the
     /// process.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     #[inline]
     fn swap(&mut self, a: EntityId, b: EntityId) {
         if a == b {
@@ -302,15 +318,23 @@ pub unsafe trait Column: Send + Sync {
     }
 
     /// Whether `id` has a value.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn contains(&self, id: EntityId) -> bool;
 
     /// The value of `id`, if any.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn get(&self, id: EntityId) -> Option<&Self::Item>;
 
     /// The value of `id`, mutably, if any.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn get_mut(&mut self, id: EntityId) -> Option<&mut Self::Item>;
 
     /// A pointer to the value of `id`, if any; see the trait's contract.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<Self::Item>>;
 
     /// What iteration keeps from one entity to the next, such as the base
@@ -319,9 +343,13 @@ pub unsafe trait Column: Send + Sync {
     type Fetch: Copy;
 
     /// The iteration state of this column.
+    ///
+    /// See [the trait's example](Column), which implements it.
     fn fetch_state(&self) -> Self::Fetch;
 
     /// A pointer to the value of `id`, from an iteration state.
+    ///
+    /// See [the trait's example](Column), which implements it.
     ///
     /// # Safety
     /// `state` comes from `fetch_state` on this column, which has not been
@@ -330,6 +358,8 @@ pub unsafe trait Column: Send + Sync {
     unsafe fn fetch(state: Self::Fetch, id: EntityId) -> NonNull<Self::Item>;
 
     /// A pointer to the value of `id`, without checking that it exists.
+    ///
+    /// Provided; see [the trait's example](Column), which keeps this default.
     ///
     /// # Safety
     /// `id` must have a value (`contains(id)`).
@@ -362,6 +392,8 @@ pub unsafe trait Column: Send + Sync {
 pub trait Storage: Column + Sized {
     /// An empty storage. With [`EntityLimit::Fixed`], allocate for the limit
     /// here: a fixed context promises that storage never reallocates.
+    ///
+    /// See [the trait's example](Storage), which calls it, and [`Column`]'s, which implements it.
     fn new(limit: EntityLimit) -> Self;
 }
 
