@@ -10,9 +10,13 @@
 //! ```
 //!
 //! Implementations: `archetypes`, `ids` (ecs's two layouts), `hecs`,
-//! `bevy`, `best`; modes: `iter` (Move only), `churn` (1 000 entities
-//! gain or lose `F0`, then Move), and for ecs's two layouts `vel` (1 000
-//! entities gain or lose `Vel`, which Move names, then Move). A figure per iteration is the count of a long
+//! `bevy`, `best`, and `indirect` (`churn` only: the best effort reaching
+//! `F0` as ecs does, through a slot record, an id sorted by component set,
+//! a bitset byte, a presence word and an id-indexed column, which sets
+//! what that chain costs apart from ecs's other instructions); modes:
+//! `iter` (Move only), `churn` (1 000 entities gain or lose `F0`, then
+//! Move), and for ecs's two layouts `vel` (1 000 entities gain or lose
+//! `Vel`, which Move names, then Move). A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
 use bevy_ecs::prelude::Component;
@@ -267,9 +271,66 @@ fn best_run(churn: bool, iterations: usize) {
     black_box((&pos, &f0));
 }
 
+/// The best effort's churn and Move, with `F0` reached through ecs's chain:
+/// the handle's slot record, an id sorted by component set (`layout:
+/// archetypes`), the bitset byte at that id, a presence word and the
+/// id-indexed column.
+fn indirect_run(iterations: usize) {
+    let (mut pos, mut vel) = (Vec::new(), Vec::new());
+    let mut sets = Vec::new();
+    for i in 0..ENTITIES {
+        let (p, v, m) = spec(i);
+        if let Some(v) = v {
+            pos.push(p);
+            vel.push(v);
+        }
+        sets.push(((v.is_some() as u8) << 6 | m, i));
+    }
+    sets.sort();
+    let mut id_of = vec![0u32; ENTITIES];
+    for (id, &(_, i)) in sets.iter().enumerate() {
+        id_of[i] = id as u32;
+    }
+    let meta: Vec<(u32, u32)> = (0..ENTITIES).map(|i| (0u32, id_of[i])).collect();
+    let mut bits = vec![0u8; ENTITIES];
+    let mut present = vec![0u64; ENTITIES.div_ceil(64)];
+    let mut col = vec![[0f32; 4]; ENTITIES];
+    for i in 0..ENTITIES {
+        let (_, _, m) = spec(i);
+        let id = id_of[i] as usize;
+        if m & 1 != 0 {
+            bits[id] |= 4;
+            present[id / 64] |= 1 << (id % 64);
+            col[id] = filler(i, 0);
+        }
+    }
+    let churned: Vec<(usize, u32, u32)> = (0..ENTITIES).step_by(CHURN_STEP).map(|i| (i, i as u32, 0u32)).collect();
+    for _ in 0..iterations {
+        for &(i, slot, generation) in &churned {
+            let (g, id) = meta[slot as usize];
+            if g != generation {
+                continue;
+            }
+            let id = id as usize;
+            if bits[id] & 4 != 0 {
+                bits[id] &= !4;
+                present[id / 64] &= !(1 << (id % 64));
+            } else {
+                col[id] = filler(i, 0);
+                present[id / 64] |= 1 << (id % 64);
+                bits[id] |= 4;
+            }
+        }
+        for (p, v) in pos.iter_mut().zip(&vel) {
+            advance(p, v);
+        }
+        black_box((&mut pos, &mut bits, &mut present, &mut col));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best iter|churn|vel ITERATIONS";
+    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best|indirect iter|churn|vel ITERATIONS";
     let (which, mode, iterations) = match &args[1..] {
         [w, m, n] => (w.as_str(), m.as_str(), n.parse::<usize>().expect(usage)),
         _ => panic!("{usage}"),
@@ -286,6 +347,7 @@ fn main() {
         "hecs" => hecs_run(churn, iterations),
         "bevy" => bevy_run(churn, iterations),
         "best" => best_run(churn, iterations),
+        "indirect" if churn => indirect_run(iterations),
         _ => panic!("{usage}"),
     }
 }
