@@ -3,17 +3,23 @@
 //! best scheduling we could write for each mode, on a rayon pool of
 //! `threads` workers that runs each step whole (one hand-over per step).
 //! A system is split as the library splits it, and its pieces are shared
-//! as the library's team shares subtasks: the thread that splits a system
-//! runs the first piece from the first moment and offers the others
-//! (`rayon::join`), and runs itself any that no other thread has started
-//! by then, so no thread waits for one that is late.
+//! as the library's team shares subtasks: each piece is claimed from a
+//! shared counter by whichever thread is free, the thread that splits a
+//! system starting at once and offering a runner to the other workers
+//! (`rayon::join`), which it takes back if none has started it, so no
+//! thread waits for one that is late; each piece pushes to an output
+//! buffer taken out of the shared list and put back at the end, as the
+//! library's subtasks do (pushing in place, two threads wrote the lengths
+//! of neighbouring `Vec`s, which share a cache line: `spatial_partition`
+//! took 2.5x and `render` 1.75x as long at 200 000 particles).
 //!
 //! - Inner parallelism off: `life` and `fade` run beside the chain from
 //!   `acceleration` to `solve_contacts` (`rayon::join`), each system in one
 //!   piece; `render` follows both.
 //! - Inner parallelism on: every system except `solve_contacts` is split
 //!   in one piece per thread (`split_evenly_per_core`), `collision` in
-//!   blocks of [`COLLISION_BLOCK`] particles (`split_every`), one system
+//!   blocks of [`COLLISION_BLOCK`] particles (`split_every`, the last
+//!   block first, as the library's queue hands them out), one system
 //!   after another, each waiting for the last, as the systems'
 //!   dependencies say; `life` and `fade`, which no system of the chain
 //!   depends on, run beside the grid's fill, the one sequential step they
@@ -21,15 +27,17 @@
 //!   piece order, so the result does not depend on the number of threads
 //!   or on which thread ran a piece. (An earlier version split every
 //!   system in chunks of 8 192 particles claimed from a shared counter,
-//!   one `rayon::scope` per system: the library, splitting per core, beat
-//!   it with inner parallelism at 50 000 and 200 000 particles.)
+//!   one `rayon::scope` per system, and the next one halved each system's
+//!   pieces with `rayon::join` and pushed to its outputs in place: the
+//!   library beat both with inner parallelism.)
 //! - Dead particles are swap-removed at the end of the step, from the back.
 //!   A particle's index is its id for the grid and the contacts, and it is
 //!   the id the library gives it, since the library packs ids the same way
 //!   when it reclaims entities: both versions compute the same particles
 //!   bit for bit, to the end of a wave.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::sim::{
     accelerate, advance, age, cells_of, fade, fan, fan_table, keep_in_bounds, solve, touching, Acceleration, CellEntry,
@@ -95,34 +103,40 @@ impl Handwritten {
     }
 }
 
-/// Runs `f` on every item, from a worker of the pool, as the library runs
-/// a split system's subtasks: the items are halved with `rayon::join`,
-/// this thread runs the first half and offers the second to the other
-/// workers, taking it back itself if none has started it by then (so no
-/// thread waits for one that is late), and so on down to single items.
-/// With one item per thread, as for a system split per core, that is one
-/// `join` per system.
-fn each<T: Send>(items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
-    fn halves<T: Send>(items: &mut [Option<T>], f: &(impl Fn(T) + Sync)) {
-        match items {
-            [] => {}
-            [one] => {
-                if let Some(item) = one.take() {
-                    f(item);
-                }
-            }
-            [a, b] => {
-                let (a, b) = (a.take(), b.take());
-                rayon::join(|| a.map(f), || b.map(f));
-            }
-            _ => {
-                let (a, b) = items.split_at_mut(items.len() / 2);
-                rayon::join(|| halves(a, f), || halves(b, f));
-            }
+/// Runs `f` on every item, from a worker of the pool, as the library's
+/// team runs a split system's subtasks: each item is claimed, one at a
+/// time from a shared counter, by whichever thread is free (`descending`:
+/// the last first). This thread starts at once and offers a runner to each
+/// other worker (`rayon::join`); a runner no worker has started by the time
+/// this thread has claimed everything is taken back and finds nothing left,
+/// so no thread waits for one that is late. With one item per thread, this
+/// thread runs the first piece and the other worker, if it comes, the
+/// second.
+fn claim_each<T: Send>(threads: usize, descending: bool, items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let n = slots.len();
+    let next = AtomicUsize::new(0);
+    let run = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= n {
+            break;
         }
+        let k = if descending { n - 1 - k } else { k };
+        let item = slots[k].lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(item) = item {
+            f(item);
+        }
+    };
+    runners(threads.min(n), &run);
+}
+
+/// Runs `run` on this thread and offers it to `count - 1` other workers.
+fn runners(count: usize, run: &(impl Fn() + Sync)) {
+    if count <= 1 {
+        run();
+    } else {
+        rayon::join(run, || runners(count - 1, run));
     }
-    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    halves(&mut items, &f);
 }
 
 /// `life` then `fade` over a range of particles whose first index is
@@ -314,12 +328,13 @@ impl Handwritten {
     }
 
     /// A step with every system but `solve_contacts` split, as the library
-    /// splits them: one piece per thread ([`each`]), `collision` in blocks
-    /// of [`COLLISION_BLOCK`] particles.
+    /// splits them: one piece per thread, `collision` in blocks of
+    /// [`COLLISION_BLOCK`] particles.
     fn step_split(&mut self) {
         let n = self.position.len();
         let piece = n.div_ceil(self.threads).max(1);
         let pieces = n.div_ceil(piece).max(1);
+        let threads = self.threads;
         let Self {
             position,
             velocity,
@@ -339,13 +354,25 @@ impl Handwritten {
         vertices.resize_with(pieces, Vec::new);
         deaths.resize_with(1, Vec::new);
 
-        each(velocity.chunks_mut(piece).zip(acceleration.chunks(piece)), |(v, a)| {
-            v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
-        });
-        each(position.chunks_mut(piece).zip(velocity.chunks(piece)), |(p, v)| {
-            p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
-        });
-        each(
+        claim_each(
+            threads,
+            false,
+            velocity.chunks_mut(piece).zip(acceleration.chunks(piece)),
+            |(v, a)| {
+                v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
+            },
+        );
+        claim_each(
+            threads,
+            false,
+            position.chunks_mut(piece).zip(velocity.chunks(piece)),
+            |(p, v)| {
+                p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
+            },
+        );
+        claim_each(
+            threads,
+            false,
             position
                 .chunks_mut(piece)
                 .zip(velocity.chunks_mut(piece))
@@ -357,38 +384,50 @@ impl Handwritten {
                     .for_each(|((p, v), c)| keep_in_bounds(p, v, c));
             },
         );
-        each(
+        claim_each(
+            threads,
+            false,
             entries
                 .iter_mut()
                 .zip(position.chunks(piece).zip(circle.chunks(piece)))
                 .enumerate(),
-            |(k, (out, (p, c)))| enter(k * piece, p, c, out),
+            |(k, (out, (p, c)))| in_local(out, |out| enter(k * piece, p, c, out)),
         );
         // `life` and `fade` depend on nothing of the chain and nothing of it
         // on them until `render`: the other thread runs them while this one
         // fills the grid, which cannot be split.
-        rayon::join(
-            || {
-                grid.clear();
-                grid.fill(entries);
-            },
-            || life_and_fade(0, life, color, &mut deaths[0]),
-        );
+        let fill = || {
+            grid.clear();
+            grid.fill(entries);
+        };
+        let age_and_fade = || in_local(&mut deaths[0], |dead| life_and_fade(0, life, color, dead));
+        rayon::join(fill, age_and_fade);
         let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
-        each(contacts.iter_mut().enumerate(), |(k, out)| {
+        claim_each(threads, true, contacts.iter_mut().enumerate(), |(k, out)| {
             let start = k * COLLISION_BLOCK;
             let range = start..(start + COLLISION_BLOCK).min(n);
-            collide(range, position_ref, circle_ref, grid_ref, out);
+            in_local(out, |out| collide(range, position_ref, circle_ref, grid_ref, out));
         });
         solve_all(contacts, position, velocity, circle);
-        each(
+        claim_each(
+            threads,
+            false,
             vertices.iter_mut().zip(
                 position
                     .chunks(piece)
                     .zip(circle.chunks(piece))
                     .zip(color.chunks(piece)),
             ),
-            |(out, ((p, c), color))| render(p, c, color, out),
+            |(out, ((p, c), color))| in_local(out, |out| render(p, c, color, out)),
         );
     }
+}
+
+/// Runs `f` on a copy of `out` taken from its place and put back after, as
+/// the library's subtasks do: pushing in place, threads would write the
+/// lengths of neighbouring `Vec`s, which share cache lines.
+fn in_local<T>(out: &mut Vec<T>, f: impl FnOnce(&mut Vec<T>)) {
+    let mut mine = std::mem::take(out);
+    f(&mut mine);
+    *out = mine;
 }
