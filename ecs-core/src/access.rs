@@ -22,7 +22,11 @@ use crate::resource::Resource;
 /// # Safety
 /// When `Self` is a system: `C` is in the system's `read` or `write` list (so
 /// every entity it processes has `C`), and no system that can run at the same
-/// time writes `C`.
+/// time writes `C`. Or `C` is the instance type `A` of a component `Many<A>`
+/// for which that holds (`declare_context!` grants the right under both
+/// names so that a query naming `A` fails only on `A` not being a
+/// component); code relying on this trait also asks for `C: Component<Cx>`,
+/// which `A` is not.
 ///
 /// ```
 /// use ecs::traits::{CanRead, Component, ContextDecl, SystemOf};
@@ -83,7 +87,8 @@ pub unsafe trait CanRead<Cx: ContextDecl, C> {}
 ///
 /// # Safety
 /// `C` is in the system's `write` list, and no system that can run at the
-/// same time reads or writes `C`.
+/// same time reads or writes `C`; or, as for [`CanRead`], `C` is the
+/// instance type of a `many` component for which that holds.
 ///
 /// ```
 /// use ecs::traits::{CanWrite, Component, ContextDecl, SystemOf};

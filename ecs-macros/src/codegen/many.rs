@@ -19,6 +19,21 @@ pub fn component_type(comp: &Component) -> TokenStream {
     }
 }
 
+/// The types a system's right over `comp` is granted for: the component
+/// type, and for a `many` component also its instance type `A`. No query,
+/// proxy or storage reaches data through `A` (it implements no
+/// `Component`), so the extra right grants nothing; it lets a query that
+/// names the instance type (`&mut A` for `Many<A>`) fail only on the
+/// missing `Component`, whose note says how a `many` component is named,
+/// rather than also telling the user to add to `write` what is there.
+pub fn right_types(comp: &Component) -> Vec<TokenStream> {
+    let path = comp.path;
+    match comp.storage {
+        Storage::Many(_) => vec![component_type(comp), quote_spanned!(path.span()=> #path)],
+        _ => vec![component_type(comp)],
+    }
+}
+
 /// The column of a `many` component's first instances (its inner
 /// strategy's column of `Many<path>`).
 pub fn inner_type(inner: ManyInner, comp: &Component) -> TokenStream {

@@ -48,10 +48,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             Some(t) => quote!(#t),
             None => quote!(()),
         };
-        let ty_of = |c: usize| super::many::component_type(&model.components[c]);
-        let reads = s.signature().map(ty_of);
-        let writes = s.writes.iter().map(|&c| ty_of(c));
-        let shared = s.reads.iter().map(|&c| ty_of(c));
+        // Each component by the type that implements `Component`, and a
+        // `many` component also by its instance type (see `rights_of`).
+        let rights_of = |c: usize| super::many::right_types(&model.components[c]);
+        let reads: Vec<_> = s.signature().flat_map(rights_of).collect();
+        let writes: Vec<_> = s.writes.iter().flat_map(|&c| rights_of(c)).collect();
+        let shared: Vec<_> = s.reads.iter().flat_map(|&c| rights_of(c)).collect();
         // A consumer runs while its producer does: it may not read the
         // producer's outputs or state, so it does not depend on it.
         let producer = s.stream.map(|(p, _)| p);
@@ -78,7 +80,8 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             }
             // SAFETY: each component is in this system's `read` or `write`
             // list, and `check_no_conflicts` proved that no system unordered
-            // with this one writes it.
+            // with this one writes it (a `many` component's rights are also
+            // granted under its instance type, as `CanRead` allows).
             #(unsafe impl ::ecs::__private::CanRead<#context, #reads> for #ty {})*
             // SAFETY: each component is in `write`, and `check_no_conflicts`
             // proved that no system unordered with this one reads or writes it.
