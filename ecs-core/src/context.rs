@@ -810,11 +810,6 @@ impl<Cx: ContextDecl> Context<Cx> {
             self.match_bulk(events, collect);
         }
         self.compact_subscribers();
-        // Packing moves entities out of id order; a set holding every
-        // entity becomes one ascending run again, which systems walk
-        // linearly. (A set already in order costs one check.)
-        let ids = self.entities.id_bound();
-        self.subscriptions.restore_runs(ids);
     }
 
     #[inline(never)]
@@ -875,10 +870,15 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Closes the holes removals left in the systems' subscriber sets,
-    /// keeping their order.
+    /// keeping their order, and makes a set holding every entity one
+    /// ascending run again: packing moves entities out of id order, and
+    /// systems walk a run linearly. (A tidy set costs one check.)
     #[inline]
     pub(crate) fn compact_subscribers(&mut self) {
-        self.subscriptions.compact();
+        // Every member of a set is an entity, and every entity's id is
+        // below the bound.
+        let ids = self.entities.id_bound();
+        self.subscriptions.compact_into_runs(ids);
     }
 }
 /// The cores this process may use, asked once: `available_parallelism`

@@ -327,12 +327,39 @@ impl SparseSet {
     #[inline]
     pub(crate) fn restore_run(&mut self, ids: usize) {
         if !self.ascending && self.dense.len() == ids && self.holes.is_empty() {
+            debug_assert!(self.dense.iter().all(|id| id.index() < ids));
             self.rewrite_as_run();
         }
     }
 
+    /// [`compact`](Self::compact) then [`restore_run`](Self::restore_run),
+    /// for a set whose members are all below `ids` (every id of a context
+    /// after its refresh packed them).
+    ///
+    /// When the members left number `ids`, they are the ids `0..ids`
+    /// whatever the holes and relocations did: the set is written anew as
+    /// that run, in one pass, instead of moving the runs between holes
+    /// down and then ordering them again. (Particles dying at random
+    /// places left a hole near the start of every set at every step: the
+    /// runs after it moved, their positions were rewritten one by one, and
+    /// the next run wrote the set again in order; 178M instructions of a
+    /// 50 000-particle wave's 13.7G went to the refresh.)
+    #[inline]
+    pub(crate) fn compact_into_run(&mut self, ids: usize) {
+        if !self.holes.is_empty() && self.dense.len() - self.holes.len() == ids {
+            debug_assert!((0..ids).all(|i| self.contains(EntityId(i as u32))));
+            self.dense.truncate(ids);
+            self.holes.clear();
+            self.rewrite_as_run();
+        } else {
+            self.compact();
+            self.restore_run(ids);
+        }
+    }
+
+    /// Writes the ids `0..dense.len()` in order, with their positions: the
+    /// members must be those ids (stale entries aside).
     fn rewrite_as_run(&mut self) {
-        debug_assert!(self.dense.iter().all(|id| id.index() < self.dense.len()));
         for (k, (id, slot)) in self.dense.iter_mut().zip(&mut self.sparse).enumerate() {
             *id = EntityId(k as u32);
             *slot = k as u32;
@@ -761,6 +788,43 @@ mod tests {
         }
         assert!(!s.is_ascending());
         assert_eq!(s.run_start(), None);
+    }
+
+    #[test]
+    fn compacting_into_a_run_agrees_with_compact_then_restore() {
+        // Ids 0..10; 3, 7 and 9 die, and 8 moves into 3 (as packing moves
+        // the highest id into a hole): the members are 0..7 again, out of
+        // order, with holes.
+        let mut whole = SparseSet::new();
+        for i in 0..10 {
+            whole.insert(EntityId(i));
+        }
+        // The same but without 5: the members are not every id below 7.
+        let mut partial = whole.clone();
+        assert!(partial.remove(EntityId(5)));
+        partial.compact();
+        for s in [&mut whole, &mut partial] {
+            for i in [3, 9, 7] {
+                assert!(s.remove_later(EntityId(i)));
+            }
+            s.relocate(EntityId(8), EntityId(3));
+        }
+        for (s, run) in [(whole, true), (partial, false)] {
+            let mut expected = s.clone();
+            expected.compact();
+            expected.restore_run(7);
+            let mut s = s;
+            s.compact_into_run(7);
+            assert_eq!(s.as_slice(), expected.as_slice());
+            for (k, &id) in s.as_slice().iter().enumerate() {
+                assert_eq!(s.position(id), Some(k));
+            }
+            for gone in [7, 8, 9] {
+                assert!(!s.contains(EntityId(gone)));
+            }
+            assert!(s.is_tidy() == run, "only the whole set is ascending again");
+            assert_eq!(s.run_start(), run.then_some(EntityId(0)));
+        }
     }
 
     #[test]

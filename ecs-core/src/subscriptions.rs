@@ -303,15 +303,13 @@ impl Subscriptions {
         self.for_each_set(|set| set.relocate(from, to));
     }
 
-    /// Closes the holes removals left in the sets, keeping their order.
-    pub(crate) fn compact(&mut self) {
-        self.for_each_set(SparseSet::compact);
-    }
-
-    /// Orders by id again each (compacted) set that holds every one of the
-    /// `ids` entities (ids `0..ids`), whatever relocations reordered.
-    pub(crate) fn restore_runs(&mut self, ids: usize) {
-        self.for_each_set(|set| set.restore_run(ids));
+    /// Closes the holes removals left in the sets, keeping their order, and
+    /// orders by id again each set that then holds every one of the `ids`
+    /// entities (ids `0..ids`), whatever relocations reordered: one pass
+    /// per set ([`SparseSet::compact_into_run`]). Every member of every set
+    /// must be below `ids`.
+    pub(crate) fn compact_into_runs(&mut self, ids: usize) {
+        self.for_each_set(|set| set.compact_into_run(ids));
     }
 
     /// Writes each set in use anew, in id order, from the entities'
@@ -328,8 +326,7 @@ impl Subscriptions {
     }
 
     /// Whether every set in use is tidy ([`SparseSet::is_tidy`]): then
-    /// [`compact`](Self::compact) and [`restore_runs`](Self::restore_runs)
-    /// would change nothing. `n` is the number of systems, which callers
+    /// [`compact_into_runs`](Self::compact_into_runs) would change nothing. `n` is the number of systems, which callers
     /// give as a constant: every step checks this, and for a few systems
     /// the check is then a few loads, unrolled.
     #[inline]
