@@ -763,10 +763,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// its bit first.
     #[inline(always)]
     pub(crate) fn remove_component<C: Component<Cx>>(&mut self, at: (u32, EntityId)) -> Option<C> {
-        if !self.entities.bits(at.1).contains(C::INDEX) {
+        // As `record_bit`: queued for matching only if a signature names `C`.
+        if !self.entities.take_bit(at, C::INDEX, Self::in_signatures(C::INDEX)) {
             return None;
         }
-        self.record_bit::<C>(at, false);
         C::column_mut(&mut self.storages).remove(at.1)
     }
 

@@ -55,8 +55,9 @@ const NO_ID: u32 = DIRTY - 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Meta {
     /// The generation (bumped each time the slot is reclaimed) in bits 0-30;
-    /// [`DYING`] when the entity is killed. A handle holds the generation
-    /// alone, so a killed entity's handles stop matching at once.
+    /// [`DYING`] when the entity is killed, and while the slot is free. A
+    /// handle holds the generation alone, so a killed entity's handles stop
+    /// matching at once, and no handle matches a free slot.
     tag: u32,
     /// The entity's id in bits 0-30, [`NO_ID`] while the slot is free;
     /// [`DIRTY`] while the slot is on the `dirty` list (its components
@@ -104,10 +105,12 @@ impl Meta {
     /// entity is alive.
     #[inline]
     fn alive_id(&self, generation: u32) -> Option<u32> {
-        // A killed entity's tag has `DYING` set, which no handle has; a
-        // free slot's generation moved on, unless a handle 2^31
-        // reclamations old wraps onto it, which `NO_ID` still catches.
-        (self.tag == generation && self.index() != NO_ID).then_some(self.index())
+        // A killed entity's tag has `DYING` set, and so has a free slot's
+        // (`free_slot`, `restored`), which no handle has (a handle's
+        // generation is a `generation()`, bit 31 clear): one comparison
+        // tells a live entity of the handle's generation, even from a
+        // handle 2^31 reclamations old that wraps onto a free slot.
+        (self.tag == generation).then_some(self.index())
     }
 }
 
@@ -551,6 +554,29 @@ impl<B: ComponentSet> Entities<B> {
         }
     }
 
+    /// Clears component `bit` of the live entity of `slot`, with id `id`, if
+    /// it holds it, as [`set_bit`](Self::set_bit) (`queue`) or
+    /// [`set_unmatched_bit`](Self::set_unmatched_bit) would; returns whether
+    /// it held it. The set is read and written through one bounds check (a
+    /// test, then `set_bit`, were two).
+    #[inline(always)]
+    pub(crate) fn take_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) -> bool {
+        let bits = &mut self.bits[id.index()];
+        if !bits.contains(bit) {
+            return false;
+        }
+        bits.remove(bit);
+        if self.order_mask.contains(bit) {
+            self.moved = true;
+            self.order.changed(id.0);
+        }
+        self.changed();
+        if queue {
+            self.mark_dirty(slot);
+        }
+        true
+    }
+
     /// Queues for matching a change of component `bit` on any number of
     /// entities: before systems next run, the systems that name it are
     /// matched against every entity.
@@ -670,7 +696,8 @@ impl<B: ComponentSet> Entities<B> {
         debug_assert_eq!(meta.life(), Life::Dying);
         debug_assert!(self.bits[meta.index() as usize] == B::default());
         self.holes.push(meta.index());
-        meta.tag = meta.generation().wrapping_add(1) & !DYING;
+        // `DYING` stays set while the slot is free: see `alive_id`.
+        meta.tag = meta.generation().wrapping_add(1) | DYING;
         meta.place = NO_ID | (meta.place & DIRTY);
         let generation = meta.generation();
         self.publish(slot, generation, false);
@@ -899,7 +926,7 @@ impl<B: ComponentSet> Entities<B> {
         }
         table
             .meta
-            .extend(generations.iter().map(|&g| Meta { tag: g, place: NO_ID }));
+            .extend(generations.iter().map(|&g| Meta { tag: g | DYING, place: NO_ID }));
         for (id, &slot) in slot_of.iter().enumerate() {
             table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
             if matched {
