@@ -924,9 +924,10 @@ impl<B: ComponentSet> Entities<B> {
                 Some(t) => *t = true,
             }
         }
-        table
-            .meta
-            .extend(generations.iter().map(|&g| Meta { tag: g | DYING, place: NO_ID }));
+        table.meta.extend(generations.iter().map(|&g| Meta {
+            tag: g | DYING,
+            place: NO_ID,
+        }));
         for (id, &slot) in slot_of.iter().enumerate() {
             table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
             if matched {

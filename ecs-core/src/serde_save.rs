@@ -20,7 +20,7 @@
 
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::error::RestoreError;
+use crate::error::{EntityLimit, RestoreError};
 use crate::handle::EntityId;
 use crate::storage::Column;
 use core::marker::PhantomData;
@@ -76,12 +76,66 @@ pub struct Save<'a, Cx: ContextDecl> {
 /// and the slot of each id, as runs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct EntityTable {
-    /// The generation of each slot, by slot.
-    pub generations: Vec<u32>,
+    /// The generation of each slot, by slot, as runs `[generation, len,
+    /// ..]`: the next `len` slots have that generation. In a context of
+    /// `dynamic` limit no run is longer than 64 slots, so that
+    /// what a snapshot makes a restore allocate stays in proportion to its
+    /// size; a `fixed` context has room for its limit already.
+    pub generation_runs: Vec<u32>,
     /// The slot of each id, in id order, as runs `[first, len, first, len,
     /// ..]`: ids `k..k + len` (`k` the ids of the runs before) are in slots
     /// `first..first + len`.
     pub slot_runs: Vec<u32>,
+}
+
+/// The longest run of [`EntityTable::generation_runs`] a context of
+/// `dynamic` limit saves and restores: a run of more slots is malformed,
+/// so that a few bytes cannot ask a restore for billions of slots.
+pub(crate) const DYNAMIC_RUN: u32 = 64;
+
+/// Appends to `runs` the runs `[generation, len, ..]` of equal numbers in
+/// `numbers`, none longer than `longest`.
+fn runs_of_equal(runs: &mut Vec<u32>, numbers: impl Iterator<Item = u32>, longest: u32) {
+    let mut current: Option<(u32, u32)> = None;
+    for n in numbers {
+        current = match current {
+            Some((g, len)) if g == n && len < longest => Some((g, len + 1)),
+            Some((g, len)) => {
+                runs.extend([g, len]);
+                Some((n, 1))
+            }
+            None => Some((n, 1)),
+        };
+    }
+    if let Some((g, len)) = current {
+        runs.extend([g, len]);
+    }
+}
+
+/// The generation of each slot from the runs of
+/// [`EntityTable::generation_runs`]; `Err` when they are not pairs, a run
+/// is empty or longer than `longest`, or they hold more slots than `limit`
+/// (checked before allocating).
+fn generations_of_runs(runs: &[u32], longest: u32, limit: usize) -> Result<Vec<u32>, RestoreError> {
+    let malformed = |why: &str| Err(RestoreError::Malformed(why.to_string()));
+    if !runs.len().is_multiple_of(2) {
+        return malformed("the generations' runs are not pairs");
+    }
+    let mut slots = 0usize;
+    for (_, len) in pairs(runs) {
+        if len == 0 || len > longest {
+            return malformed("a run of generations is empty or longer than the context saves");
+        }
+        slots += len as usize;
+    }
+    if slots > limit {
+        return Err(RestoreError::TooManyEntities { slots, limit });
+    }
+    let mut generations = Vec::with_capacity(slots);
+    for (g, len) in pairs(runs) {
+        generations.extend(core::iter::repeat_n(g, len as usize));
+    }
+    Ok(generations)
 }
 
 /// Appends to `runs` the runs `[first, len, ..]` of the indices `0..n`
@@ -161,22 +215,26 @@ impl<Cx: ContextDecl> Serialize for TableRef<'_, Cx> {
         let (_, slots) = self.cx.entities().table();
         let mut slot_runs = Vec::new();
         runs_of(&mut slot_runs, slots);
+        let mut generation_runs = Vec::new();
+        runs_of_equal(
+            &mut generation_runs,
+            self.cx.entities().table().0,
+            longest_run(Cx::SETTINGS.entities),
+        );
         let mut s = serializer.serialize_struct("EntityTable", 2)?;
-        s.serialize_field("generations", &Generations { cx: self.cx })?;
+        s.serialize_field("generation_runs", &generation_runs)?;
         s.serialize_field("slot_runs", &slot_runs)?;
         s.end()
     }
 }
 
-/// The generation of each slot of a context's table, serialized as a
-/// sequence.
-struct Generations<'a, Cx: ContextDecl> {
-    cx: &'a Context<Cx>,
-}
-
-impl<Cx: ContextDecl> Serialize for Generations<'_, Cx> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.cx.entities().table().0)
+/// The longest run of generations a context of this limit saves and
+/// restores.
+fn longest_run(limit: EntityLimit) -> u32 {
+    if limit.is_fixed() {
+        u32::MAX
+    } else {
+        DYNAMIC_RUN
     }
 }
 
@@ -259,13 +317,14 @@ impl<Cx: SaveDecl> Context<Cx> {
             components,
             resources,
         } = snapshot;
-        let slots = slots_of_runs(&entities.slot_runs, entities.generations.len())?;
-        let table = crate::entity::Entities::restored(
-            Cx::SETTINGS.entities,
-            !Cx::SYSTEMS.is_empty(),
-            &entities.generations,
-            &slots,
-        )?;
+        let limit = Cx::SETTINGS.entities;
+        let most = match limit {
+            EntityLimit::Fixed(n) => n,
+            EntityLimit::Dynamic { .. } => usize::MAX,
+        };
+        let generations = generations_of_runs(&entities.generation_runs, longest_run(limit), most)?;
+        let slots = slots_of_runs(&entities.slot_runs, generations.len())?;
+        let table = crate::entity::Entities::restored(limit, !Cx::SYSTEMS.is_empty(), &generations, &slots)?;
         if !Cx::columns_fit(&components, slots.len()) {
             return Err(RestoreError::Malformed(
                 "a component value for an id no entity has".to_string(),
