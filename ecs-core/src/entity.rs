@@ -906,41 +906,66 @@ impl<B: ComponentSet> Entities<B> {
                 limit: table.id_limit(),
             });
         }
-        if let Some(&g) = generations.iter().find(|&&g| g & DYING != 0) {
+        // OR-ed without an early exit, so that the loop is vectorised; the
+        // search for the culprit runs only on a malformed table.
+        if generations.iter().fold(0, |acc, &g| acc | g) & DYING != 0 {
+            let g = generations.iter().find(|&&g| g & DYING != 0).copied().unwrap_or(DYING);
             return Err(RestoreError::Malformed(format!(
                 "generation {g} does not fit in 31 bits"
             )));
         }
-        let mut taken = vec![false; generations.len()];
-        for &slot in slot_of {
-            match taken.get_mut(slot as usize) {
-                None => {
-                    return Err(RestoreError::Malformed(format!(
-                        "slot {slot} is out of range ({} slots)",
-                        generations.len()
-                    )))
+        // Ids in the slots of the same numbers (what a batch of new entities
+        // saves), checked first: no slot can be given two ids, and every
+        // slot past them is free, so the table is written in two passes.
+        let in_order = slot_of.len() <= generations.len()
+            && slot_of.iter().enumerate().all(|(id, &slot)| slot as usize == id);
+        let mut taken = Vec::new();
+        if !in_order {
+            taken = vec![false; generations.len()];
+            for &slot in slot_of {
+                match taken.get_mut(slot as usize) {
+                    None => {
+                        return Err(RestoreError::Malformed(format!(
+                            "slot {slot} is out of range ({} slots)",
+                            generations.len()
+                        )))
+                    }
+                    Some(true) => return Err(RestoreError::Malformed(format!("slot {slot} holds two entities"))),
+                    Some(t) => *t = true,
                 }
-                Some(true) => return Err(RestoreError::Malformed(format!("slot {slot} holds two entities"))),
-                Some(t) => *t = true,
             }
         }
-        table.meta.extend(generations.iter().map(|&g| Meta {
-            tag: g | DYING,
-            place: NO_ID,
-        }));
-        for (id, &slot) in slot_of.iter().enumerate() {
-            table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
+        // A free slot's tag has `DYING` set (see `alive_id`).
+        table
+            .meta
+            .extend(generations.iter().map(|&g| Meta { tag: g | DYING, place: NO_ID }));
+        if in_order {
+            let live = &mut table.meta[..slot_of.len()];
+            for (id, (m, &g)) in live.iter_mut().zip(generations).enumerate() {
+                *m = Meta::alive(g, id as u32, matched);
+            }
             if matched {
-                table.dirty.push(slot);
+                table.dirty.extend(0..slot_of.len() as u32);
+            }
+        } else {
+            for (id, &slot) in slot_of.iter().enumerate() {
+                table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
+                if matched {
+                    table.dirty.push(slot);
+                }
             }
         }
         table.slot_of.extend_from_slice(slot_of);
         table.moved = true;
         table.bits.resize(slot_of.len(), B::default());
         // Descending, so that the lowest free slot is popped first.
-        table
-            .free
-            .extend((0..generations.len() as u32).rev().filter(|&s| !taken[s as usize]));
+        if in_order {
+            table.free.extend((slot_of.len() as u32..generations.len() as u32).rev());
+        } else {
+            table
+                .free
+                .extend((0..generations.len() as u32).rev().filter(|&s| !taken[s as usize]));
+        }
         table.alive = slot_of.len();
         Ok(table)
     }

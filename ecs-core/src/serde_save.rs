@@ -463,7 +463,11 @@ pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, c
         let start = (first as usize).clamp(next, n);
         let ids = start..(first as usize).saturating_add(len as usize).clamp(start, n);
         next = ids.end;
-        let fresh = every_id_alive && !cx.entities.all_bits()[ids.clone()].iter().any(|b| b.contains(C::INDEX));
+        // OR-ed without an early exit, so that the loop is vectorised.
+        let fresh = every_id_alive
+            && !cx.entities.all_bits()[ids.clone()]
+                .iter()
+                .fold(false, |any, b| any | b.contains(C::INDEX));
         if !fresh {
             for id in ids {
                 let Some(value) = values.next() else { break };
@@ -484,16 +488,20 @@ pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, c
         let mut written = 0;
         match storage.prepare_fill(ids.clone()) {
             Some(slots) => {
-                for value in values.by_ref().take(ids.len()) {
-                    // SAFETY: `prepare_fill(ids)` returned `slots`, the slot
-                    // of `ids.start + k` at `.add(k)`, valid for writes until
-                    // the next `&mut` call on the column; `written <
-                    // ids.len()` (`take`), and nothing else touches the
-                    // column in this loop (moving out of a `vec::IntoIter`
-                    // does not panic).
-                    unsafe { slots.add(written).write(value) };
-                    written += 1;
-                }
+                // The run's values side by side in the deserialized `Vec`,
+                // moved with one copy (a `memcpy`) rather than one by one.
+                let run = values.as_slice();
+                written = ids.len().min(run.len());
+                // SAFETY: `prepare_fill(ids)` returned `slots`, the slot of
+                // `ids.start + k` at `.add(k)`, valid for writes of
+                // `ids.len()` values until the next `&mut` call on the
+                // column; `written` is at most that and at most the values
+                // left in `run`, which are initialised and do not overlap
+                // the column's buffer (another allocation). The values are
+                // moved: they are forgotten in `values` just below, before
+                // anything can panic, so each is dropped once, by the column.
+                unsafe { core::ptr::copy_nonoverlapping(run.as_ptr(), slots.as_ptr(), written) };
+                values.by_ref().take(written).for_each(core::mem::forget);
                 // SAFETY: the slots of `start..start + written` were just
                 // initialised through the pointer of `prepare_fill(ids)`,
                 // which contains that range, and no `&mut` call came since.
