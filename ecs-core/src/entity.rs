@@ -528,44 +528,38 @@ impl<B: ComponentSet> Entities<B> {
         self.bits[id.index()].remove(bit);
     }
 
-    /// Records that the entity of `slot`, with id `id`, now holds (or no
-    /// longer holds) component `bit`, and queues it for matching.
-    #[inline]
+    /// Sets or clears component `bit` of the live entity of `slot`, with id
+    /// `id`, and queues it for matching (for the tests; the context writes
+    /// the bit through `bits_mut` or `take_bit`).
+    #[cfg(test)]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
-        self.set_unmatched_bit((slot, id), bit, present);
-        self.mark_dirty(slot);
-    }
-
-    /// [`set_bit`](Self::set_bit) without queuing the entity for matching:
-    /// for a component that no system's signature names, whose presence
-    /// cannot change which systems process the entity.
-    #[inline]
-    pub(crate) fn set_unmatched_bit(&mut self, (_slot, id): (u32, EntityId), bit: usize, present: bool) {
-        if self.order_mask.contains(bit) {
-            self.moved = true;
-            self.order.changed(id.0);
-        }
-        self.changed();
-        let bits = &mut self.bits[id.index()];
+        let bits = self.bits_mut(id);
         if present {
             bits.insert(bit);
         } else {
             bits.remove(bit);
         }
+        self.noted_bit((slot, id), bit, true);
     }
 
-    /// Clears component `bit` of the live entity of `slot`, with id `id`, if
-    /// it holds it, as [`set_bit`](Self::set_bit) (`queue`) or
-    /// [`set_unmatched_bit`](Self::set_unmatched_bit) would; returns whether
-    /// it held it. The set is read and written through one bounds check (a
-    /// test, then `set_bit`, were two).
+    /// The component set of the live entity with id `id`, to set one bit
+    /// in: the caller then calls [`noted_bit`](Self::noted_bit). One bounds
+    /// check for the test
+    /// of the bit and its change (`Context::insert_component` stores the
+    /// value in between).
     #[inline(always)]
-    pub(crate) fn take_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) -> bool {
-        let bits = &mut self.bits[id.index()];
-        if !bits.contains(bit) {
-            return false;
-        }
-        bits.remove(bit);
+    pub(crate) fn bits_mut(&mut self, id: EntityId) -> &mut B {
+        &mut self.bits[id.index()]
+    }
+
+    /// Records that the live entity of `slot`, with id `id`, gained or lost
+    /// component `bit` through [`bits_mut`](Self::bits_mut): a change of
+    /// the order's components moves it out of order (`layout: archetypes`),
+    /// the table's version changes, and with `queue` it is queued for
+    /// matching (the caller passes whether a system's signature names
+    /// `bit`: only then can the change alter which systems process it).
+    #[inline(always)]
+    pub(crate) fn noted_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) {
         if self.order_mask.contains(bit) {
             self.moved = true;
             self.order.changed(id.0);
@@ -574,6 +568,20 @@ impl<B: ComponentSet> Entities<B> {
         if queue {
             self.mark_dirty(slot);
         }
+    }
+
+    /// Clears component `bit` of the live entity of `slot`, with id `id`, if
+    /// it holds it, recording the change as [`noted_bit`](Self::noted_bit)
+    /// does; returns whether it held it. The set is read and written
+    /// through one bounds check (a test, then a write, were two).
+    #[inline(always)]
+    pub(crate) fn take_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) -> bool {
+        let bits = &mut self.bits[id.index()];
+        if !bits.contains(bit) {
+            return false;
+        }
+        bits.remove(bit);
+        self.noted_bit((slot, id), bit, queue);
         true
     }
 
@@ -917,8 +925,8 @@ impl<B: ComponentSet> Entities<B> {
         // Ids in the slots of the same numbers (what a batch of new entities
         // saves), checked first: no slot can be given two ids, and every
         // slot past them is free, so the table is written in two passes.
-        let in_order = slot_of.len() <= generations.len()
-            && slot_of.iter().enumerate().all(|(id, &slot)| slot as usize == id);
+        let in_order =
+            slot_of.len() <= generations.len() && slot_of.iter().enumerate().all(|(id, &slot)| slot as usize == id);
         let mut taken = Vec::new();
         if !in_order {
             taken = vec![false; generations.len()];
@@ -936,9 +944,10 @@ impl<B: ComponentSet> Entities<B> {
             }
         }
         // A free slot's tag has `DYING` set (see `alive_id`).
-        table
-            .meta
-            .extend(generations.iter().map(|&g| Meta { tag: g | DYING, place: NO_ID }));
+        table.meta.extend(generations.iter().map(|&g| Meta {
+            tag: g | DYING,
+            place: NO_ID,
+        }));
         if in_order {
             let live = &mut table.meta[..slot_of.len()];
             for (id, (m, &g)) in live.iter_mut().zip(generations).enumerate() {
@@ -960,7 +969,9 @@ impl<B: ComponentSet> Entities<B> {
         table.bits.resize(slot_of.len(), B::default());
         // Descending, so that the lowest free slot is popped first.
         if in_order {
-            table.free.extend((slot_of.len() as u32..generations.len() as u32).rev());
+            table
+                .free
+                .extend((slot_of.len() as u32..generations.len() as u32).rev());
         } else {
             table
                 .free
