@@ -10,7 +10,8 @@
 //! out, and the slot of every id), each component as the ids holding it and
 //! their values, and each resource. Runs of consecutive numbers (ids, and
 //! the slots of consecutive ids) are saved as a first number and a length,
-//! so a context whose entities were made in a batch saves little beside its
+//! and runs of equal generations as the generation and a length, so a
+//! context whose entities were made in a batch saves little beside its
 //! values. Restoring rebuilds the table as it
 //! was, so **handles stay valid across a save and a restore**: a handle
 //! saved beside the context (or made before saving) names the same entity
