@@ -214,20 +214,26 @@ fn a_malformed_snapshot_is_an_error_and_changes_nothing() {
     let mut cx = Dynamic::new();
     let e = cx.step(|p| p.spawn((Size(1),)).unwrap());
     let good = serde_json::to_string(&cx.save()).unwrap();
-    let table = r#""generations":[0],"slot_runs":[0,1]"#;
+    let table = r#""generation_runs":[0,1],"slot_runs":[0,1]"#;
     let size = r#""Size":{"ids":[0,1],"values":[1]}"#;
     for bad in [
         // Two ids in one slot.
-        good.replace(table, r#""generations":[0,0],"slot_runs":[0,1,0,1]"#),
+        good.replace(table, r#""generation_runs":[0,2],"slot_runs":[0,1,0,1]"#),
         // More ids than slots.
-        good.replace(table, r#""generations":[0],"slot_runs":[0,2]"#),
+        good.replace(table, r#""generation_runs":[0,1],"slot_runs":[0,2]"#),
         // A run of ids too long to expand: rejected before allocating.
-        good.replace(table, r#""generations":[0],"slot_runs":[0,4294967295]"#),
+        good.replace(table, r#""generation_runs":[0,1],"slot_runs":[0,4294967295]"#),
         // A slot out of range.
-        good.replace(table, r#""generations":[0],"slot_runs":[3,1]"#),
+        good.replace(table, r#""generation_runs":[0,1],"slot_runs":[3,1]"#),
+        // Runs of generations that are not pairs, empty, or longer than a
+        // dynamic context saves (a few bytes asking for billions of slots).
+        good.replace(table, r#""generation_runs":[0,1,0],"slot_runs":[0,1]"#),
+        good.replace(table, r#""generation_runs":[0,0,0,1],"slot_runs":[0,1]"#),
+        good.replace(table, r#""generation_runs":[0,65],"slot_runs":[0,1]"#),
+        good.replace(table, r#""generation_runs":[0,4294967295],"slot_runs":[0,1]"#),
         // Runs of slots that are not pairs, or empty.
-        good.replace(table, r#""generations":[0],"slot_runs":[0,1,0]"#),
-        good.replace(table, r#""generations":[0],"slot_runs":[0,0,0,1]"#),
+        good.replace(table, r#""generation_runs":[0,1],"slot_runs":[0,1,0]"#),
+        good.replace(table, r#""generation_runs":[0,1],"slot_runs":[0,0,0,1]"#),
         // A value for an id no entity has.
         good.replace(size, r#""Size":{"ids":[0,1,7,1],"values":[1,2]}"#),
         // A run past the last id, ids not pairs, an empty run.
@@ -266,6 +272,53 @@ fn overlapping_or_descending_runs_of_ids_are_malformed() {
     let read = cx.step(|p| es.iter().map(|&e| p.get::<Size>(e).cloned()).collect::<Vec<_>>());
     assert_eq!(read, [Some(Size(0)), None, Some(Size(2))]);
     assert_eq!(cx.len(), 3);
+}
+
+/// A dynamic context saves the generations in runs of at most 64 slots
+/// (a fixed one in runs of any length, up to its limit); either restores
+/// the same handles, dead or alive, and the same next slots.
+#[test]
+fn generations_save_as_runs_of_bounded_length() {
+    let mut cx = Dynamic::new();
+    let handles = cx.step(|p| (0..150u32).map(|i| p.spawn((Size(i),)).unwrap()).collect::<Vec<_>>());
+    cx.step(|p| {
+        for e in handles.iter().step_by(7) {
+            p.kill(*e);
+        }
+    });
+    // Reclaimed: those slots are free, one generation on.
+    cx.step(|_| ());
+    let snapshot = serde_json::to_value(cx.save()).unwrap();
+    let runs: Vec<u32> = serde_json::from_value(snapshot["entities"]["generation_runs"].clone()).unwrap();
+    assert!(runs.chunks(2).all(|r| r[1] >= 1 && r[1] <= 64), "{runs:?}");
+    assert_eq!(runs.chunks(2).map(|r| r[1]).sum::<u32>(), 150);
+    let mut loaded = Dynamic::new();
+    loaded.restore(serde_json::from_value(snapshot).unwrap()).unwrap();
+    for (i, &e) in handles.iter().enumerate() {
+        let want = (i % 7 != 0).then_some(Size(i as u32));
+        assert_eq!(loaded.step(|p| p.get::<Size>(e).cloned()), want, "entity {i}");
+    }
+    let next = cx.step(|p| p.create().unwrap());
+    assert_eq!(loaded.step(|p| p.create().unwrap()), next);
+
+    let mut fixed = Fixed::new();
+    fixed
+        .step(|p| p.spawn_batch((0..64).map(|i| (Size(i),))).map(drop))
+        .unwrap();
+    let json = serde_json::to_string(&fixed.save()).unwrap();
+    assert!(json.contains(r#""generation_runs":[0,64]"#), "{json}");
+    // More slots than a fixed context's limit, in one run: refused before
+    // anything is allocated.
+    let mut small = Small::new();
+    let hostile = json.replace(r#""generation_runs":[0,64]"#, r#""generation_runs":[0,4294967295]"#);
+    let err = small.restore(serde_json::from_str(&hostile).unwrap()).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::TooManyEntities {
+            slots: 4294967295,
+            limit: 4
+        }
+    );
 }
 
 /// A batch's ids and slots are single runs: the snapshot holds little

@@ -743,14 +743,19 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// records it in its bitset; returns the value it replaces.
     #[inline(always)]
     pub(crate) fn insert_component<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C) -> Option<C> {
-        let held = self.entities.bits(at.1).contains(C::INDEX);
+        // The set borrowed once across the insert (the column is another
+        // field): one bounds check for the test and the change.
+        let bits = self.entities.bits_mut(at.1);
+        let held = bits.contains(C::INDEX);
         // Insert first, then set the bit: if `insert` panics, the bitset still
         // claims nothing the storage lacks.
         let old = C::column_mut(&mut self.storages).insert(at.1, value);
         if held {
             old
         } else {
-            self.record_bit::<C>(at, true);
+            bits.insert(C::INDEX);
+            // Queued for matching only if a signature names `C`.
+            self.entities.noted_bit(at, C::INDEX, Self::in_signatures(C::INDEX));
             // A value the entity did not hold is one a panicking storage or
             // drop left unclaimed (see `Column::insert_new`): not the
             // entity's to return.
@@ -763,31 +768,20 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// its bit first.
     #[inline(always)]
     pub(crate) fn remove_component<C: Component<Cx>>(&mut self, at: (u32, EntityId)) -> Option<C> {
-        if !self.entities.bits(at.1).contains(C::INDEX) {
+        // Queued for matching only if a signature names `C`.
+        if !self.entities.take_bit(at, C::INDEX, Self::in_signatures(C::INDEX)) {
             return None;
         }
-        self.record_bit::<C>(at, false);
         C::column_mut(&mut self.storages).remove(at.1)
     }
 
-    /// Records in the bitset of the live entity of `slot`, whose id is `id`,
-    /// that it now holds (or no longer holds) `C`, queuing it for matching
-    /// only if some system's signature names `C`: which systems process an
-    /// entity depends on those components alone (`match_entities`), so a
-    /// change of another one leaves every system's set as it is. (A filler
-    /// no system reads, toggled on 1 000 entities a step, was matched
-    /// entity by entity: `fragmented_churn`.) The test folds to a constant:
-    /// `SIGNATURES` and `C::INDEX` are constants.
-    #[inline(always)]
-    fn record_bit<C: Component<Cx>>(&mut self, at: (u32, EntityId), present: bool) {
-        if Self::in_signatures(C::INDEX) {
-            self.entities.set_bit(at, C::INDEX, present);
-        } else {
-            self.entities.set_unmatched_bit(at, C::INDEX, present);
-        }
-    }
-
-    /// Whether some system's signature names component `index`: generic
+    /// Whether some system's signature names component `index`, that is,
+    /// whether a change of the component on an entity queues the entity
+    /// for matching: which systems process an entity depends on those
+    /// components alone (`match_entities`), so a change of another one
+    /// leaves every system's set as it is. (A filler no system reads,
+    /// toggled on 1 000 entities a step, was matched entity by entity:
+    /// `fragmented_churn`.) Generic
     /// over the context alone, so that its loop is compiled once per
     /// context rather than once per component; inlined, with a constant
     /// `index`, it folds as before.

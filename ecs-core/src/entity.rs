@@ -55,8 +55,9 @@ const NO_ID: u32 = DIRTY - 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Meta {
     /// The generation (bumped each time the slot is reclaimed) in bits 0-30;
-    /// [`DYING`] when the entity is killed. A handle holds the generation
-    /// alone, so a killed entity's handles stop matching at once.
+    /// [`DYING`] when the entity is killed, and while the slot is free. A
+    /// handle holds the generation alone, so a killed entity's handles stop
+    /// matching at once, and no handle matches a free slot.
     tag: u32,
     /// The entity's id in bits 0-30, [`NO_ID`] while the slot is free;
     /// [`DIRTY`] while the slot is on the `dirty` list (its components
@@ -104,10 +105,12 @@ impl Meta {
     /// entity is alive.
     #[inline]
     fn alive_id(&self, generation: u32) -> Option<u32> {
-        // A killed entity's tag has `DYING` set, which no handle has; a
-        // free slot's generation moved on, unless a handle 2^31
-        // reclamations old wraps onto it, which `NO_ID` still catches.
-        (self.tag == generation && self.index() != NO_ID).then_some(self.index())
+        // A killed entity's tag has `DYING` set, and so has a free slot's
+        // (`free_slot`, `restored`), which no handle has (a handle's
+        // generation is a `generation()`, bit 31 clear): one comparison
+        // tells a live entity of the handle's generation, even from a
+        // handle 2^31 reclamations old that wraps onto a free slot.
+        (self.tag == generation).then_some(self.index())
     }
 }
 
@@ -525,30 +528,61 @@ impl<B: ComponentSet> Entities<B> {
         self.bits[id.index()].remove(bit);
     }
 
-    /// Records that the entity of `slot`, with id `id`, now holds (or no
-    /// longer holds) component `bit`, and queues it for matching.
-    #[inline]
+    /// Sets or clears component `bit` of the live entity of `slot`, with id
+    /// `id`, and queues it for matching (for the tests; the context writes
+    /// the bit through `bits_mut` or `take_bit`).
+    #[cfg(test)]
     pub(crate) fn set_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, present: bool) {
-        self.set_unmatched_bit((slot, id), bit, present);
-        self.mark_dirty(slot);
-    }
-
-    /// [`set_bit`](Self::set_bit) without queuing the entity for matching:
-    /// for a component that no system's signature names, whose presence
-    /// cannot change which systems process the entity.
-    #[inline]
-    pub(crate) fn set_unmatched_bit(&mut self, (_slot, id): (u32, EntityId), bit: usize, present: bool) {
-        if self.order_mask.contains(bit) {
-            self.moved = true;
-            self.order.changed(id.0);
-        }
-        self.changed();
-        let bits = &mut self.bits[id.index()];
+        let bits = self.bits_mut(id);
         if present {
             bits.insert(bit);
         } else {
             bits.remove(bit);
         }
+        self.noted_bit((slot, id), bit, true);
+    }
+
+    /// The component set of the live entity with id `id`, to set one bit
+    /// in: the caller then calls [`noted_bit`](Self::noted_bit). One bounds
+    /// check for the test
+    /// of the bit and its change (`Context::insert_component` stores the
+    /// value in between).
+    #[inline(always)]
+    pub(crate) fn bits_mut(&mut self, id: EntityId) -> &mut B {
+        &mut self.bits[id.index()]
+    }
+
+    /// Records that the live entity of `slot`, with id `id`, gained or lost
+    /// component `bit` through [`bits_mut`](Self::bits_mut): a change of
+    /// the order's components moves it out of order (`layout: archetypes`),
+    /// the table's version changes, and with `queue` it is queued for
+    /// matching (the caller passes whether a system's signature names
+    /// `bit`: only then can the change alter which systems process it).
+    #[inline(always)]
+    pub(crate) fn noted_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) {
+        if self.order_mask.contains(bit) {
+            self.moved = true;
+            self.order.changed(id.0);
+        }
+        self.changed();
+        if queue {
+            self.mark_dirty(slot);
+        }
+    }
+
+    /// Clears component `bit` of the live entity of `slot`, with id `id`, if
+    /// it holds it, recording the change as [`noted_bit`](Self::noted_bit)
+    /// does; returns whether it held it. The set is read and written
+    /// through one bounds check (a test, then a write, were two).
+    #[inline(always)]
+    pub(crate) fn take_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) -> bool {
+        let bits = &mut self.bits[id.index()];
+        if !bits.contains(bit) {
+            return false;
+        }
+        bits.remove(bit);
+        self.noted_bit((slot, id), bit, queue);
+        true
     }
 
     /// Queues for matching a change of component `bit` on any number of
@@ -670,7 +704,8 @@ impl<B: ComponentSet> Entities<B> {
         debug_assert_eq!(meta.life(), Life::Dying);
         debug_assert!(self.bits[meta.index() as usize] == B::default());
         self.holes.push(meta.index());
-        meta.tag = meta.generation().wrapping_add(1) & !DYING;
+        // `DYING` stays set while the slot is free: see `alive_id`.
+        meta.tag = meta.generation().wrapping_add(1) | DYING;
         meta.place = NO_ID | (meta.place & DIRTY);
         let generation = meta.generation();
         self.publish(slot, generation, false);
@@ -879,40 +914,69 @@ impl<B: ComponentSet> Entities<B> {
                 limit: table.id_limit(),
             });
         }
-        if let Some(&g) = generations.iter().find(|&&g| g & DYING != 0) {
+        // OR-ed without an early exit, so that the loop is vectorised; the
+        // search for the culprit runs only on a malformed table.
+        if generations.iter().fold(0, |acc, &g| acc | g) & DYING != 0 {
+            let g = generations.iter().find(|&&g| g & DYING != 0).copied().unwrap_or(DYING);
             return Err(RestoreError::Malformed(format!(
                 "generation {g} does not fit in 31 bits"
             )));
         }
-        let mut taken = vec![false; generations.len()];
-        for &slot in slot_of {
-            match taken.get_mut(slot as usize) {
-                None => {
-                    return Err(RestoreError::Malformed(format!(
-                        "slot {slot} is out of range ({} slots)",
-                        generations.len()
-                    )))
+        // Ids in the slots of the same numbers (what a batch of new entities
+        // saves), checked first: no slot can be given two ids, and every
+        // slot past them is free, so the table is written in two passes.
+        let in_order =
+            slot_of.len() <= generations.len() && slot_of.iter().enumerate().all(|(id, &slot)| slot as usize == id);
+        let mut taken = Vec::new();
+        if !in_order {
+            taken = vec![false; generations.len()];
+            for &slot in slot_of {
+                match taken.get_mut(slot as usize) {
+                    None => {
+                        return Err(RestoreError::Malformed(format!(
+                            "slot {slot} is out of range ({} slots)",
+                            generations.len()
+                        )))
+                    }
+                    Some(true) => return Err(RestoreError::Malformed(format!("slot {slot} holds two entities"))),
+                    Some(t) => *t = true,
                 }
-                Some(true) => return Err(RestoreError::Malformed(format!("slot {slot} holds two entities"))),
-                Some(t) => *t = true,
             }
         }
-        table
-            .meta
-            .extend(generations.iter().map(|&g| Meta { tag: g, place: NO_ID }));
-        for (id, &slot) in slot_of.iter().enumerate() {
-            table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
+        // A free slot's tag has `DYING` set (see `alive_id`).
+        table.meta.extend(generations.iter().map(|&g| Meta {
+            tag: g | DYING,
+            place: NO_ID,
+        }));
+        if in_order {
+            let live = &mut table.meta[..slot_of.len()];
+            for (id, (m, &g)) in live.iter_mut().zip(generations).enumerate() {
+                *m = Meta::alive(g, id as u32, matched);
+            }
             if matched {
-                table.dirty.push(slot);
+                table.dirty.extend(0..slot_of.len() as u32);
+            }
+        } else {
+            for (id, &slot) in slot_of.iter().enumerate() {
+                table.meta[slot as usize] = Meta::alive(generations[slot as usize], id as u32, matched);
+                if matched {
+                    table.dirty.push(slot);
+                }
             }
         }
         table.slot_of.extend_from_slice(slot_of);
         table.moved = true;
         table.bits.resize(slot_of.len(), B::default());
         // Descending, so that the lowest free slot is popped first.
-        table
-            .free
-            .extend((0..generations.len() as u32).rev().filter(|&s| !taken[s as usize]));
+        if in_order {
+            table
+                .free
+                .extend((slot_of.len() as u32..generations.len() as u32).rev());
+        } else {
+            table
+                .free
+                .extend((0..generations.len() as u32).rev().filter(|&s| !taken[s as usize]));
+        }
         table.alive = slot_of.len();
         Ok(table)
     }

@@ -177,7 +177,7 @@ impl<B> Default for Order<B> {
 impl<B: ComponentSet> Order<B> {
     /// Records that the named components of id `id` may have changed.
     ///
-    /// Out of line: `Entities::set_bit`, which calls it for named
+    /// Out of line: `Entities::noted_bit`, which calls it for named
     /// components only, stays small enough to be inlined for the others
     /// (inlined, this cost 29 instructions per `F0` toggled in
     /// `benches/drivers`' `arrange_churn filler`).

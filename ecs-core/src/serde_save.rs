@@ -10,7 +10,8 @@
 //! out, and the slot of every id), each component as the ids holding it and
 //! their values, and each resource. Runs of consecutive numbers (ids, and
 //! the slots of consecutive ids) are saved as a first number and a length,
-//! so a context whose entities were made in a batch saves little beside its
+//! and runs of equal generations as the generation and a length, so a
+//! context whose entities were made in a batch saves little beside its
 //! values. Restoring rebuilds the table as it
 //! was, so **handles stay valid across a save and a restore**: a handle
 //! saved beside the context (or made before saving) names the same entity
@@ -20,7 +21,7 @@
 
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
-use crate::error::RestoreError;
+use crate::error::{EntityLimit, RestoreError};
 use crate::handle::EntityId;
 use crate::storage::Column;
 use core::marker::PhantomData;
@@ -76,12 +77,66 @@ pub struct Save<'a, Cx: ContextDecl> {
 /// and the slot of each id, as runs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct EntityTable {
-    /// The generation of each slot, by slot.
-    pub generations: Vec<u32>,
+    /// The generation of each slot, by slot, as runs `[generation, len,
+    /// ..]`: the next `len` slots have that generation. In a context of
+    /// `dynamic` limit no run is longer than 64 slots, so that
+    /// what a snapshot makes a restore allocate stays in proportion to its
+    /// size; a `fixed` context has room for its limit already.
+    pub generation_runs: Vec<u32>,
     /// The slot of each id, in id order, as runs `[first, len, first, len,
     /// ..]`: ids `k..k + len` (`k` the ids of the runs before) are in slots
     /// `first..first + len`.
     pub slot_runs: Vec<u32>,
+}
+
+/// The longest run of [`EntityTable::generation_runs`] a context of
+/// `dynamic` limit saves and restores: a run of more slots is malformed,
+/// so that a few bytes cannot ask a restore for billions of slots.
+pub(crate) const DYNAMIC_RUN: u32 = 64;
+
+/// Appends to `runs` the runs `[generation, len, ..]` of equal numbers in
+/// `numbers`, none longer than `longest`.
+fn runs_of_equal(runs: &mut Vec<u32>, numbers: impl Iterator<Item = u32>, longest: u32) {
+    let mut current: Option<(u32, u32)> = None;
+    for n in numbers {
+        current = match current {
+            Some((g, len)) if g == n && len < longest => Some((g, len + 1)),
+            Some((g, len)) => {
+                runs.extend([g, len]);
+                Some((n, 1))
+            }
+            None => Some((n, 1)),
+        };
+    }
+    if let Some((g, len)) = current {
+        runs.extend([g, len]);
+    }
+}
+
+/// The generation of each slot from the runs of
+/// [`EntityTable::generation_runs`]; `Err` when they are not pairs, a run
+/// is empty or longer than `longest`, or they hold more slots than `limit`
+/// (checked before allocating).
+fn generations_of_runs(runs: &[u32], longest: u32, limit: usize) -> Result<Vec<u32>, RestoreError> {
+    let malformed = |why: &str| Err(RestoreError::Malformed(why.to_string()));
+    if !runs.len().is_multiple_of(2) {
+        return malformed("the generations' runs are not pairs");
+    }
+    let mut slots = 0usize;
+    for (_, len) in pairs(runs) {
+        if len == 0 || len > longest {
+            return malformed("a run of generations is empty or longer than the context saves");
+        }
+        slots += len as usize;
+    }
+    if slots > limit {
+        return Err(RestoreError::TooManyEntities { slots, limit });
+    }
+    let mut generations = Vec::with_capacity(slots);
+    for (g, len) in pairs(runs) {
+        generations.extend(core::iter::repeat_n(g, len as usize));
+    }
+    Ok(generations)
 }
 
 /// Appends to `runs` the runs `[first, len, ..]` of the indices `0..n`
@@ -161,22 +216,26 @@ impl<Cx: ContextDecl> Serialize for TableRef<'_, Cx> {
         let (_, slots) = self.cx.entities().table();
         let mut slot_runs = Vec::new();
         runs_of(&mut slot_runs, slots);
+        let mut generation_runs = Vec::new();
+        runs_of_equal(
+            &mut generation_runs,
+            self.cx.entities().table().0,
+            longest_run(Cx::SETTINGS.entities),
+        );
         let mut s = serializer.serialize_struct("EntityTable", 2)?;
-        s.serialize_field("generations", &Generations { cx: self.cx })?;
+        s.serialize_field("generation_runs", &generation_runs)?;
         s.serialize_field("slot_runs", &slot_runs)?;
         s.end()
     }
 }
 
-/// The generation of each slot of a context's table, serialized as a
-/// sequence.
-struct Generations<'a, Cx: ContextDecl> {
-    cx: &'a Context<Cx>,
-}
-
-impl<Cx: ContextDecl> Serialize for Generations<'_, Cx> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.cx.entities().table().0)
+/// The longest run of generations a context of this limit saves and
+/// restores.
+fn longest_run(limit: EntityLimit) -> u32 {
+    if limit.is_fixed() {
+        u32::MAX
+    } else {
+        DYNAMIC_RUN
     }
 }
 
@@ -259,13 +318,14 @@ impl<Cx: SaveDecl> Context<Cx> {
             components,
             resources,
         } = snapshot;
-        let slots = slots_of_runs(&entities.slot_runs, entities.generations.len())?;
-        let table = crate::entity::Entities::restored(
-            Cx::SETTINGS.entities,
-            !Cx::SYSTEMS.is_empty(),
-            &entities.generations,
-            &slots,
-        )?;
+        let limit = Cx::SETTINGS.entities;
+        let most = match limit {
+            EntityLimit::Fixed(n) => n,
+            EntityLimit::Dynamic { .. } => usize::MAX,
+        };
+        let generations = generations_of_runs(&entities.generation_runs, longest_run(limit), most)?;
+        let slots = slots_of_runs(&entities.slot_runs, generations.len())?;
+        let table = crate::entity::Entities::restored(limit, !Cx::SYSTEMS.is_empty(), &generations, &slots)?;
         if !Cx::columns_fit(&components, slots.len()) {
             return Err(RestoreError::Malformed(
                 "a component value for an id no entity has".to_string(),
@@ -404,7 +464,11 @@ pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, c
         let start = (first as usize).clamp(next, n);
         let ids = start..(first as usize).saturating_add(len as usize).clamp(start, n);
         next = ids.end;
-        let fresh = every_id_alive && !cx.entities.all_bits()[ids.clone()].iter().any(|b| b.contains(C::INDEX));
+        // OR-ed without an early exit, so that the loop is vectorised.
+        let fresh = every_id_alive
+            && !cx.entities.all_bits()[ids.clone()]
+                .iter()
+                .fold(false, |any, b| any | b.contains(C::INDEX));
         if !fresh {
             for id in ids {
                 let Some(value) = values.next() else { break };
@@ -425,16 +489,20 @@ pub fn restore_column<Cx: ContextDecl, C: Component<Cx>>(cx: &mut Context<Cx>, c
         let mut written = 0;
         match storage.prepare_fill(ids.clone()) {
             Some(slots) => {
-                for value in values.by_ref().take(ids.len()) {
-                    // SAFETY: `prepare_fill(ids)` returned `slots`, the slot
-                    // of `ids.start + k` at `.add(k)`, valid for writes until
-                    // the next `&mut` call on the column; `written <
-                    // ids.len()` (`take`), and nothing else touches the
-                    // column in this loop (moving out of a `vec::IntoIter`
-                    // does not panic).
-                    unsafe { slots.add(written).write(value) };
-                    written += 1;
-                }
+                // The run's values side by side in the deserialized `Vec`,
+                // moved with one copy (a `memcpy`) rather than one by one.
+                let run = values.as_slice();
+                written = ids.len().min(run.len());
+                // SAFETY: `prepare_fill(ids)` returned `slots`, the slot of
+                // `ids.start + k` at `.add(k)`, valid for writes of
+                // `ids.len()` values until the next `&mut` call on the
+                // column; `written` is at most that and at most the values
+                // left in `run`, which are initialised and do not overlap
+                // the column's buffer (another allocation). The values are
+                // moved: they are forgotten in `values` just below, before
+                // anything can panic, so each is dropped once, by the column.
+                unsafe { core::ptr::copy_nonoverlapping(run.as_ptr(), slots.as_ptr(), written) };
+                values.by_ref().take(written).for_each(core::mem::forget);
                 // SAFETY: the slots of `start..start + written` were just
                 // initialised through the pointer of `prepare_fill(ids)`,
                 // which contains that range, and no `&mut` call came since.

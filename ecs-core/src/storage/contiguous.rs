@@ -91,6 +91,16 @@ impl<T> Contiguous<T> {
         let len = (i + 1).max(self.slots.len() * 2);
         add_uninit_slots(&mut self.slots, len);
     }
+
+    /// Slot `i`, after growing to hold it: the cold side of `insert`'s
+    /// lookup, which bounds-checks once on the way that does not grow (a
+    /// test before `grow` and an index after it were two).
+    #[cold]
+    fn grown(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, i: usize) -> &mut MaybeUninit<T> {
+        let len = (i + 1).max(slots.len() * 2);
+        add_uninit_slots(slots, len);
+        slots[i].get_mut()
+    }
 }
 
 impl<T: ComponentBounds> Storage for Contiguous<T> {
@@ -112,10 +122,10 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let i = id.index();
-        if i >= self.slots.len() {
-            self.grow(i);
-        }
-        let slot = self.slots[i].get_mut();
+        let slot = match self.slots.get_mut(i) {
+            Some(slot) => slot.get_mut(),
+            None => Self::grown(&mut self.slots, i),
+        };
         if self.present.insert(i) {
             // SAFETY: the presence bit was set, so the slot is initialised.
             Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
@@ -128,18 +138,16 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         let i = id.index();
-        if i >= self.slots.len() {
-            self.grow(i);
-        }
+        let slot = match self.slots.get_mut(i) {
+            Some(slot) => slot.get_mut(),
+            None => Self::grown(&mut self.slots, i),
+        };
         if self.present.insert(i) {
             // Not new after all: replace (and drop) the old value.
             // SAFETY: the presence bit was set, so the slot is initialised.
-            drop(core::mem::replace(
-                unsafe { self.slots[i].get_mut().assume_init_mut() },
-                value,
-            ));
+            drop(core::mem::replace(unsafe { slot.assume_init_mut() }, value));
         } else {
-            self.slots[i].get_mut().write(value);
+            slot.write(value);
         }
     }
 
@@ -174,9 +182,11 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         if !self.present.remove(i) {
             return None;
         }
-        // SAFETY: the bit was set, so the slot is initialised; clearing the
-        // bit first means it is never read again before being rewritten.
-        Some(unsafe { self.slots[i].get_mut().assume_init_read() })
+        // SAFETY: the bit was set, so the slot is initialised, and in the
+        // buffer (`i < slots.len()`, the invariant): no bounds check needed;
+        // clearing the bit first means it is never read again before being
+        // rewritten.
+        Some(unsafe { self.slots.get_unchecked_mut(i).get_mut().assume_init_read() })
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {

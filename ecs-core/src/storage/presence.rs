@@ -65,14 +65,23 @@ impl Presence {
     #[inline]
     pub(crate) fn insert(&mut self, id: usize) -> bool {
         let word = id / 64;
-        if word >= self.words.len() {
-            self.grow(word);
-        }
+        // One bounds check on the way that does not grow (a test before
+        // `grow` and an index after it were two).
+        let w = match self.words.get_mut(word) {
+            Some(w) => w,
+            None => self.grown(word),
+        };
         let mask = 1 << (id % 64);
-        let w = &mut self.words[word];
         let old = *w & mask != 0;
         *w |= mask;
         old
+    }
+
+    /// Word `word`, after growing to hold it.
+    #[cold]
+    fn grown(&mut self, word: usize) -> &mut u64 {
+        self.grow(word);
+        &mut self.words[word]
     }
 
     #[cold]
