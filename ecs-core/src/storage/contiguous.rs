@@ -93,6 +93,27 @@ impl<T> Contiguous<T> {
     }
 }
 
+impl<T: ComponentBounds> Contiguous<T> {
+    /// [`Column::insert`] for an id past the buffer's end: grows it, then
+    /// inserts. Cold and out of line, so that the inlined insertion is one
+    /// bounds check and the store.
+    #[cold]
+    #[inline(never)]
+    fn insert_grown(&mut self, id: EntityId, value: T) -> Option<T> {
+        self.grow(id.index());
+        self.insert(id, value)
+    }
+
+    /// [`Column::insert_new`] for an id past the buffer's end (see
+    /// `insert_grown`).
+    #[cold]
+    #[inline(never)]
+    fn insert_new_grown(&mut self, id: EntityId, value: T) {
+        self.grow(id.index());
+        self.insert_new(id, value);
+    }
+}
+
 impl<T: ComponentBounds> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
         Self::with_capacity(limit.initial_capacity())
@@ -112,11 +133,14 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let i = id.index();
-        if i >= self.slots.len() {
-            self.grow(i);
-        }
-        let slot = self.slots[i].get_mut();
-        if self.present.insert(i) {
+        // One bounds check, inlined into every insertion; a slot past the
+        // buffer's end takes the cold path, out of line (see `insert_grown`).
+        let Self { slots, present } = self;
+        let Some(slot) = slots.get_mut(i) else {
+            return self.insert_grown(id, value);
+        };
+        let slot = slot.get_mut();
+        if present.insert(i) {
             // SAFETY: the presence bit was set, so the slot is initialised.
             Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
         } else {
@@ -128,18 +152,18 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         let i = id.index();
-        if i >= self.slots.len() {
-            self.grow(i);
-        }
-        if self.present.insert(i) {
+        // As in `insert`.
+        let Self { slots, present } = self;
+        let Some(slot) = slots.get_mut(i) else {
+            return self.insert_new_grown(id, value);
+        };
+        let slot = slot.get_mut();
+        if present.insert(i) {
             // Not new after all: replace (and drop) the old value.
             // SAFETY: the presence bit was set, so the slot is initialised.
-            drop(core::mem::replace(
-                unsafe { self.slots[i].get_mut().assume_init_mut() },
-                value,
-            ));
+            drop(core::mem::replace(unsafe { slot.assume_init_mut() }, value));
         } else {
-            self.slots[i].get_mut().write(value);
+            slot.write(value);
         }
     }
 
