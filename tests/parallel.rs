@@ -454,7 +454,7 @@ fn a_split_run_then_one_subtask_leaves_one_fresh_output() {
                 let a = a.wrapping_mul(6364136223846793005).wrapping_add(1);
                 sum.wrapping_add(b ^ (a >> 7))
             });
-        assert!(p.len() <= 20 && p.len() > 0);
+        assert!(p.len() <= 20 && !p.is_empty());
         p.run_all(&());
         assert_eq!(p.outputs::<Mix>(), [expected], "one subtask over at most 20 entities");
     });
