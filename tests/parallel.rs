@@ -430,6 +430,36 @@ fn strategies_split_as_declared() {
     });
 }
 
+#[test]
+fn a_split_run_then_one_subtask_leaves_one_fresh_output() {
+    // `run_with` runs one subtask itself, with the output and queue the last
+    // run left: after a split run (14 outputs) it must keep one, reset.
+    let mut ctx = two_threads::Ctx::new();
+    let handles: Vec<_> = ctx.step(|p| (0..500u64).map(|i| p.spawn((A(i), B(i * 3), C(i))).unwrap()).collect());
+    ctx.step(|p| {
+        p.run_all(&());
+        assert_eq!(p.outputs::<Mix>().len(), 14, "split_every(37) over 500 entities");
+    });
+    ctx.step(|p| {
+        for &h in &handles[20..] {
+            p.kill(h);
+        }
+    });
+    ctx.step(|p| {
+        // Grow then Mix, as their bodies compute, for the entities left.
+        let expected = handles[..20]
+            .iter()
+            .filter_map(|&h| Some((p.get::<A>(h)?.0, p.get::<B>(h)?.0)))
+            .fold(0u64, |sum, (a, b)| {
+                let a = a.wrapping_mul(6364136223846793005).wrapping_add(1);
+                sum.wrapping_add(b ^ (a >> 7))
+            });
+        assert!(p.len() <= 20 && !p.is_empty());
+        p.run_all(&());
+        assert_eq!(p.outputs::<Mix>(), [expected], "one subtask over at most 20 entities");
+    });
+}
+
 pub struct Boom {
     pub at_subtask: Option<usize>,
 }

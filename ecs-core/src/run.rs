@@ -214,43 +214,60 @@ impl<Cx: ContextDecl> Context<Cx> {
         } else {
             1
         };
-        // Only what depends on `S` is generic over it: the subtask's code,
-        // behind a trait object. The rest of a run (outputs, queues,
-        // threads) is `run_subtasks`, one copy per output type, so that
-        // each system adds little code to compile.
-        let job = SystemSubtask::<Cx, S, P, _, _> {
-            cx: self,
-            set,
-            subtasks,
-            shared: state,
-            process: &process,
-            reset: &reset,
-            proxy: PhantomData,
-        };
-        // The common run: one subtask, on this thread, whose output and
-        // queue the last run left, run here rather than through
-        // `run_subtasks`' trait object: `run`, inlined, sees the constant
-        // subtask 0 of 1 (a system processing few entities spends as long
-        // around its loop as in it; through the trait object, frag_iter's
-        // step took 33 more instructions).
-        if subtasks == 1
-            && let ([output], [pending]) = (&mut outputs[..], &mut scratch[..])
-        {
+        // Only what depends on `S` is generic over it: the subtask's code.
+        // The rest of a split run (outputs, queues, threads) is
+        // `run_subtasks`, one copy per output type, calling the subtask
+        // behind a trait object, so that each system adds little code to
+        // compile; a system that never splits (a constant: its strategy and
+        // the context's `inner_parallelism`) compiles no split run at all,
+        // neither `run_subtasks`' call nor the trait object's method.
+        if const { Cx::SETTINGS.inner_parallelism && S::PARALLELISM.may_split() } && subtasks > 1 {
+            let job = SystemSubtask::<Cx, S, P, _, _> {
+                cx: self,
+                set,
+                subtasks,
+                shared: state,
+                process: &process,
+                reset: &reset,
+                proxy: PhantomData,
+            };
+            self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
+        } else {
+            // The common run: one subtask, on this thread, run here rather
+            // than through `run_subtasks`' trait object: `run`, inlined,
+            // sees the constant subtask 0 of 1 (a system processing few
+            // entities spends as long around its loop as in it; through the
+            // trait object, frag_iter's step took 33 more instructions).
+            let job = SystemSubtask::<Cx, S, P, _, _> {
+                cx: self,
+                set,
+                subtasks: 1,
+                shared: state,
+                process: &process,
+                reset: &reset,
+                proxy: PhantomData,
+            };
+            // The output and queue the last run left, unless it was the
+            // first or a split run (then resized, out of line).
+            let (output, pending) = if let ([output], [pending]) = (&mut outputs[..], &mut scratch[..]) {
+                (output, pending)
+            } else {
+                one_each(outputs, scratch)
+            };
             // A panicking run's changes are dropped, not applied later.
             let guard = ClearOnUnwind(&mut *pending);
             // SAFETY: subtask 0 of 1, run once.
-            unsafe { job.run(0, output, &mut *guard.0) };
+            unsafe { job.run_part(0, 1, output, &mut *guard.0) };
             core::mem::forget(guard);
             if !pending.is_empty() {
                 self.hand_over(S::INDEX, core::slice::from_mut(pending));
             }
-        } else {
-            self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
         }
         after(state, outputs);
     }
 
-    /// The part of a run that does not depend on the system: calls
+    /// The part of a split run that does not depend on the system (called
+    /// with `subtasks > 1` only): calls
     /// `subtask.run(i, output, pending)` once for each `i < subtasks` (in
     /// parallel on the team when there are several), on the outputs of the
     /// last run (one per subtask) and the subtasks' queues, then hands what
@@ -264,8 +281,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
-        // One subtask with its output and queue from the last run is
-        // `run_with`'s own path; here the outputs and queues are resized.
+        // Only split runs come here (`run_with` runs one subtask itself,
+        // and `SystemSubtask::run` relies on it): the outputs and queues
+        // are resized.
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
         outputs.truncate(subtasks);
@@ -326,6 +344,23 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 }
 
+/// Leaves one output and one queue for a run of one subtask, and returns
+/// them: those of the last run's first subtask (the others are dropped, as
+/// `run_subtasks` does), or new ones. Out of line: only the first run and
+/// the first after a split one come here.
+#[cold]
+#[inline(never)]
+fn one_each<'v, O: Default, Cx: ContextDecl>(
+    outputs: &'v mut Vec<O>,
+    scratch: &'v mut Vec<Pending<Cx>>,
+) -> (&'v mut O, &'v mut Pending<Cx>) {
+    outputs.truncate(1);
+    outputs.resize_with(1, O::default);
+    scratch.truncate(1);
+    scratch.resize_with(1, Pending::default);
+    (&mut outputs[0], &mut scratch[0])
+}
+
 /// One subtask of a system's run, as [`Context::run_subtasks`] calls it: a
 /// trait object of one method. (A `dyn Fn` would be three: its vtable
 /// also holds `call_mut` and `call_once`, compiled for every system, the
@@ -360,8 +395,34 @@ where
     F: Fn(&S, &mut P::Proxy<'_>) + Sync,
     R: Fn(&mut S::Output) + Sync,
 {
+    /// A subtask of a split run: `run_with` calls `run_subtasks`, the only
+    /// caller, with more than one subtask.
     #[inline]
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+        debug_assert!(self.subtasks > 1, "`run_with` runs one subtask itself");
+        // `max(2)` changes nothing (see above) but tells the compiler so:
+        // the proxy's code for a run of one subtask (the whole set, its run
+        // found inline) is dropped from this copy, compiled per system.
+        // SAFETY: the caller's contract; `subtasks` is unchanged.
+        unsafe { self.run_part(i, self.subtasks.max(2), output, pending) }
+    }
+}
+
+impl<Cx, S, P, F, R> SystemSubtask<'_, Cx, S, P, F, R>
+where
+    Cx: ContextDecl,
+    S: SystemOf<Cx>,
+    P: SubtaskProxy<Cx, S>,
+    F: Fn(&S, &mut P::Proxy<'_>) + Sync,
+    R: Fn(&mut S::Output) + Sync,
+{
+    /// Runs subtask `i` of `subtasks` (`self.subtasks`) with its output
+    /// (reset first) and queue.
+    ///
+    /// # Safety
+    /// As [`Subtask::run`]; `subtasks` is the run's count of subtasks.
+    #[inline(always)]
+    unsafe fn run_part(&self, i: usize, subtasks: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
         (self.reset)(output);
         // SAFETY: `set` holds the system's subscribers (perhaps in the set
         // it shares with systems matching the same ids: `Subscriptions`'
@@ -373,7 +434,7 @@ where
         // splits one set into the same parts). The scheduler runs only
         // systems the declaration proves compatible at the same time
         // (`ContextDecl`'s contract).
-        let mut proxy = unsafe { P::new(self.cx, self.set, i, self.subtasks, output, pending) };
+        let mut proxy = unsafe { P::new(self.cx, self.set, i, subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);
     }
 }
@@ -452,6 +513,11 @@ impl<Cx: ContextDecl> Drop for DropPendingOnUnwind<'_, Cx> {
 struct ClearOnUnwind<'a, Cx: ContextDecl>(&'a mut Pending<Cx>);
 
 impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
+    // Out of line: generic over the context alone, so one copy, rather than
+    // the queue's clearing inlined into the landing pad of every system's
+    // run.
+    #[cold]
+    #[inline(never)]
     fn drop(&mut self) {
         self.0.clear();
     }

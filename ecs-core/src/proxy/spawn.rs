@@ -290,6 +290,31 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
     }
 }
 
+/// Values of a buffer moved out one at a time, in order: if dropped (by a
+/// panic) before all were, drops the others. Contract (of whoever builds
+/// one): the `len` values from `first` are initialised and owned by nobody
+/// else, those from `next` on are not moved out, and the buffer outlives
+/// this.
+struct Unread<T> {
+    first: *mut T,
+    next: usize,
+    len: usize,
+}
+
+impl<T> Drop for Unread<T> {
+    fn drop(&mut self) {
+        if self.next < self.len {
+            // SAFETY: by the contract above, the values from `next` to
+            // `len` are initialised, owned by nobody else, and not moved
+            // out; each is dropped once (a panicking `drop` of one still
+            // drops the rest: `drop_in_place` of a slice).
+            unsafe {
+                core::ptr::slice_from_raw_parts_mut(self.first.add(self.next), self.len - self.next).drop_in_place()
+            };
+        }
+    }
+}
+
 /// Values written through the slot pointers of `prepare_fill` (one
 /// `Option<NonNull<C>>` per component of a bundle, `None` for columns that
 /// store with `insert_new`) for the first `stored` ids of a batch, not yet
@@ -679,7 +704,17 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         let bundles = bundles.into_iter();
         match bundles.size_hint() {
             (low, Some(high)) if low == high => self.spawn_counted(bundles, low),
-            _ => self.spawn_collected(bundles.collect()),
+            _ => {
+                // A loop of pushes, not `collect`: `collect` compiles its
+                // specialisations (`from_iter`, `extend_trusted`) for each
+                // iterator type, though iterators of known length, most
+                // batches, never come here.
+                let mut collected = Vec::with_capacity(bundles.size_hint().0);
+                for bundle in bundles {
+                    collected.push(bundle);
+                }
+                self.spawn_collected(collected)
+            }
         }
     }
 
@@ -689,21 +724,38 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// call site (for `vec::IntoIter`, besides the caller's iterator) was
     /// about 500 lines of IR for a path that iterators of known length never
     /// take.
-    fn spawn_collected<B: Bundle<Cx>>(&mut self, bundles: Vec<B>) -> Result<Spawned, ContextFull> {
+    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Vec<B>) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let ids = self.batch_ids(bundles.len())?;
-        // A panic (of a storage: built-in ones only fail to allocate, which
-        // aborts) leaves no value behind: `unstore` removes those of the ids
-        // stored so far, the one being stored included.
-        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, B::bits(), ids.start..ids.start);
         // `batch_ids` checked the room for every bundle: `ids` is as long
         // as `bundles`.
-        for (id, bundle) in ids.clone().zip(bundles) {
-            unstore.ids.end = id + 1;
-            bundle.store(unstore.storages, EntityId(id as u32));
+        let n = ids.len();
+        debug_assert_eq!(n, bundles.len());
+        // A panic (of a storage: built-in ones only fail to allocate, which
+        // aborts) leaves no value behind: `unstore` removes those of the ids
+        // stored so far, the one being stored included, and `rest` drops the
+        // bundles not stored yet.
+        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, B::bits(), ids.start..ids.start);
+        // The bundles are moved out by index, not through `vec::IntoIter`
+        // and `zip`, whose code (five functions) was compiled for every
+        // bundle type. The vector keeps its buffer (freed when it drops)
+        // and gives up its values to `rest`.
+        let first = bundles.as_mut_ptr();
+        // SAFETY: 0 is within the capacity, and the `n` values stay where
+        // they are, owned by `rest` from here (`Unread`'s contract).
+        unsafe { bundles.set_len(0) };
+        let mut rest = Unread { first, next: 0, len: n };
+        for k in 0..n {
+            unstore.ids.end = ids.start + k + 1;
+            // SAFETY: `k < len` and `next == k`: the value is initialised
+            // and not moved out yet; `next` moves past it before anything
+            // else can panic, so it is moved out once.
+            let bundle = unsafe { first.add(k).read() };
+            rest.next = k + 1;
+            bundle.store(unstore.storages, EntityId((ids.start + k) as u32));
         }
         unstore.disarm();
-        Ok(self.record_batch(ids.len(), &B::bits()))
+        Ok(self.record_batch(n, &B::bits()))
     }
 
     /// Creates `n` entities, each holding a copy of `bundle` (clones of it,

@@ -78,6 +78,17 @@ impl Parallelism {
         n.max(1)
     }
 
+    /// Whether [`subtasks`](Self::subtasks) may give more than one: a
+    /// constant per system, so that a run of a system that never splits
+    /// compiles no code for split runs.
+    pub(crate) const fn may_split(&self) -> bool {
+        match *self {
+            Parallelism::None => false,
+            Parallelism::SplitEvenlyPerCore | Parallelism::SplitEvery(_) => true,
+            Parallelism::NoneBelow { otherwise, .. } => otherwise.may_split(),
+        }
+    }
+
     /// [`subtasks`](Self::subtasks) of a wrapped strategy: out of line, since
     /// the recursion cannot be inlined.
     #[inline(never)]

@@ -91,15 +91,26 @@ impl<T> Contiguous<T> {
         let len = (i + 1).max(self.slots.len() * 2);
         add_uninit_slots(&mut self.slots, len);
     }
+}
 
-    /// Slot `i`, after growing to hold it: the cold side of `insert`'s
-    /// lookup, which bounds-checks once on the way that does not grow (a
-    /// test before `grow` and an index after it were two).
+impl<T: ComponentBounds> Contiguous<T> {
+    /// [`Column::insert`] for an id past the buffer's end: grows it, then
+    /// inserts. Cold and out of line, so that the inlined insertion is one
+    /// bounds check and the store.
     #[cold]
-    fn grown(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, i: usize) -> &mut MaybeUninit<T> {
-        let len = (i + 1).max(slots.len() * 2);
-        add_uninit_slots(slots, len);
-        slots[i].get_mut()
+    #[inline(never)]
+    fn insert_grown(&mut self, id: EntityId, value: T) -> Option<T> {
+        self.grow(id.index());
+        self.insert(id, value)
+    }
+
+    /// [`Column::insert_new`] for an id past the buffer's end (see
+    /// `insert_grown`).
+    #[cold]
+    #[inline(never)]
+    fn insert_new_grown(&mut self, id: EntityId, value: T) {
+        self.grow(id.index());
+        self.insert_new(id, value);
     }
 }
 
@@ -122,11 +133,14 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let i = id.index();
-        let slot = match self.slots.get_mut(i) {
-            Some(slot) => slot.get_mut(),
-            None => Self::grown(&mut self.slots, i),
+        // One bounds check, inlined into every insertion; a slot past the
+        // buffer's end takes the cold path, out of line (see `insert_grown`).
+        let Self { slots, present } = self;
+        let Some(slot) = slots.get_mut(i) else {
+            return self.insert_grown(id, value);
         };
-        if self.present.insert(i) {
+        let slot = slot.get_mut();
+        if present.insert(i) {
             // SAFETY: the presence bit was set, so the slot is initialised.
             Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
         } else {
@@ -138,11 +152,13 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         let i = id.index();
-        let slot = match self.slots.get_mut(i) {
-            Some(slot) => slot.get_mut(),
-            None => Self::grown(&mut self.slots, i),
+        // As in `insert`.
+        let Self { slots, present } = self;
+        let Some(slot) = slots.get_mut(i) else {
+            return self.insert_new_grown(id, value);
         };
-        if self.present.insert(i) {
+        let slot = slot.get_mut();
+        if present.insert(i) {
             // Not new after all: replace (and drop) the old value.
             // SAFETY: the presence bit was set, so the slot is initialised.
             drop(core::mem::replace(unsafe { slot.assume_init_mut() }, value));

@@ -64,24 +64,29 @@ impl Presence {
     /// Sets the bit of `id`, growing as needed; returns the old bit.
     #[inline]
     pub(crate) fn insert(&mut self, id: usize) -> bool {
-        let word = id / 64;
-        // One bounds check on the way that does not grow (a test before
-        // `grow` and an index after it were two).
-        let w = match self.words.get_mut(word) {
-            Some(w) => w,
-            None => self.grown(word),
-        };
         let mask = 1 << (id % 64);
-        let old = *w & mask != 0;
-        *w |= mask;
-        old
+        // One bounds check, inlined; the growth and its check out of line
+        // (every insertion of every component inlines this).
+        match self.words.get_mut(id / 64) {
+            Some(w) => {
+                let old = *w & mask != 0;
+                *w |= mask;
+                old
+            }
+            None => {
+                self.insert_grown(id / 64, mask);
+                false
+            }
+        }
     }
 
-    /// Word `word`, after growing to hold it.
+    /// [`insert`](Self::insert) of a bit past the last word: grows the
+    /// words, then sets it (it was clear: the word did not exist).
     #[cold]
-    fn grown(&mut self, word: usize) -> &mut u64 {
+    #[inline(never)]
+    fn insert_grown(&mut self, word: usize, mask: u64) {
         self.grow(word);
-        &mut self.words[word]
+        self.words[word] |= mask;
     }
 
     #[cold]

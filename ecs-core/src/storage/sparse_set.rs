@@ -55,6 +55,25 @@ mod ids {
     /// takes its value out of the packed values: the last packed id moves
     /// to `p`. Inlined: `remove` is on the path of a system's or the step's
     /// `remove`, where a call would cost more than these few instructions.
+    /// Records that `id`'s value is at `at`, the end of the packed
+    /// values: one bounds check inlined, the map's growth out of line.
+    #[inline]
+    pub(super) fn claim(owners: &mut Vec<EntityId>, index: &mut Vec<u32>, id: EntityId, at: u32) {
+        match index.get_mut(id.index()) {
+            Some(p) => *p = at,
+            None => claim_grown(index, id, at),
+        }
+        owners.push(id);
+    }
+
+    /// [`claim`]'s map entry for an id past the map's end: grows the map.
+    #[cold]
+    #[inline(never)]
+    fn claim_grown(index: &mut Vec<u32>, id: EntityId, at: u32) {
+        index.resize(id.index() + 1, ABSENT);
+        index[id.index()] = at;
+    }
+
     #[inline]
     pub(super) fn swap_remove(owners: &mut Vec<EntityId>, index: &mut [u32], id: EntityId, p: usize) {
         index[id.index()] = ABSENT;
@@ -143,12 +162,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         if let Some(p) = self.slot(id) {
             return Some(core::mem::replace(self.values[p].get_mut(), value));
         }
-        if id.index() >= self.index.len() {
-            self.index.resize(id.index() + 1, ABSENT);
-        }
-        self.index[id.index()] = self.values.len() as u32;
+        let at = self.values.len() as u32;
         self.values.push(UnsafeCell::new(value));
-        self.owners.push(id);
+        ids::claim(&mut self.owners, &mut self.index, id, at);
         None
     }
 
