@@ -4,9 +4,10 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
-use crate::events::EventSink;
+use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::Data;
+use crate::refresh_core::RefreshCore;
 use crate::schedule::Team;
 use crate::sparse_set::SparseSet;
 use crate::system::{SlotCore, System};
@@ -144,13 +145,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    #[inline(never)]
+    #[inline]
     fn match_and_fire(&mut self, events: &mut dyn EventSink, collect: bool) {
-        let mut fired = Vec::new();
-        self.match_dirty(&mut fired, collect);
-        for e in fired {
-            events.fire(e);
-        }
+        <Cx::Bits as RefreshCore>::match_and_fire(self.parts(), events, collect);
     }
 
     /// Runs the selected systems after matching pending entities, calling
