@@ -1020,10 +1020,16 @@ impl<B> Drop for Entities<B> {
     /// handles that outlive the table.
     fn drop(&mut self) {
         if let Some(shared) = &self.shared {
-            for (slot, m) in self.meta.iter().enumerate() {
-                shared.set(slot as u32, m.generation(), false);
-            }
+            release_all(shared, &self.meta);
         }
+    }
+}
+
+/// Marks every slot of `meta` dead in `shared`: not generic, so compiled
+/// once, here, rather than with each table's drop.
+fn release_all(shared: &Generations, meta: &[Meta]) {
+    for (slot, m) in meta.iter().enumerate() {
+        shared.set(slot as u32, m.generation(), false);
     }
 }
 

@@ -12,6 +12,12 @@ use crate::proxy::{Defer, Step};
 use crate::refresh_core::{Columns, Parts, RefreshCore};
 
 impl<Cx: ContextDecl> Context<Cx> {
+    /// Whether the context is declared with `layout: archetypes`: a
+    /// constant, so that a context declared otherwise compiles no call to
+    /// `arrange_archetypes` (code behind a constant `false` is not
+    /// instantiated).
+    const ARCHETYPES: bool = matches!(Cx::SETTINGS.layout, Layout::Archetypes);
+
     /// A step whose handlers (`events`) are set when `collect` holds: known
     /// once here (the handlers cannot change while the step borrows them),
     /// so that neither the step nor its runs ask `events` again.
@@ -51,7 +57,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(always)]
     pub(crate) fn refresh_with(&mut self, events: &mut dyn EventSink, collect: bool) {
         let idle = !collect
-            && Cx::SETTINGS.layout != Layout::Archetypes
+            && !Self::ARCHETYPES
             && !*self.gathered.get_mut()
             && !self.entities.has_dying()
             && !self.entities.has_holes()
@@ -76,7 +82,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         if *self.gathered.get_mut() {
             self.apply_gathered();
         }
-        let archetypes = Cx::SETTINGS.layout == Layout::Archetypes;
+        let archetypes = Self::ARCHETYPES;
         let mut fired = Vec::new();
         // With handlers, matching happens now, so that they see this step's
         // subscriptions; with `layout: archetypes` too (without events, as
@@ -94,7 +100,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             collect,
             collect || archetypes,
         );
-        if archetypes {
+        if Self::ARCHETYPES {
             self.arrange_archetypes();
         }
         if !fired.is_empty() {

@@ -8,7 +8,6 @@ use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::refresh_core::RefreshCore;
-use crate::schedule::Team;
 use crate::sparse_set::SparseSet;
 use crate::system::{SlotCore, System};
 use core::marker::PhantomData;
@@ -163,8 +162,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.prepare_run(events, collect);
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
-        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
-            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
+        if let Some(team) = &mut self.team {
+            team.check_started(Cx::NAME);
         }
     }
 
