@@ -978,6 +978,9 @@ pub trait Table: ComponentSet {
     fn arrange(t: &mut Entities<Self>, named: &Self, swap: &mut dyn FnMut(EntityId, EntityId, &Self, &Self)) -> usize;
     /// [`Entities::pack`].
     fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self));
+    /// [`Entities::kill_id`] for each of `ids` in order, then empties
+    /// `ids`, keeping its memory.
+    fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>);
 }
 
 /// `Table` through the bodies above; `$inline` is `never` for the sets
@@ -1001,6 +1004,13 @@ macro_rules! table {
             #[$inline]
             fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self)) {
                 t.pack_in(relocate)
+            }
+            #[$inline]
+            fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>) {
+                for &id in ids.iter() {
+                    t.kill_id(id);
+                }
+                ids.clear();
             }
         }
     )*};

@@ -5,6 +5,7 @@
 
 use crate::context::Context;
 use crate::decl::ContextDecl;
+use crate::entity::Table;
 use crate::event_sink::{fire_all, EventSink};
 use crate::handle::EntityId;
 use crate::layout::Layout;
@@ -133,9 +134,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             if pending.kills.is_empty() {
                 continue;
             }
-            for id in core::mem::take(&mut pending.kills) {
-                self.entities.kill_id(id);
-            }
+            <Cx::Bits as Table>::kill_ids(&mut self.entities, &mut pending.kills);
         }
         *self.gathered.get_mut() = false;
     }
