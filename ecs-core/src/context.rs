@@ -3,13 +3,15 @@
 use crate::bitset::ComponentSet;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::drop_apart::DropApart;
-use crate::entity::{Entities, Life};
+use crate::entity::Entities;
 use crate::error::ContextFull;
-use crate::events::{Event, EventSink, NoEvents, RefreshEvents};
+use crate::event_sink::{Event, EventSink, NoEvents};
+use crate::events::RefreshEvents;
 use crate::handle::{Entity, EntityId};
 use crate::liveness::Liveness;
 use crate::names::Names;
 use crate::proxy::Step;
+use crate::refresh_core::{Parts, RefreshCore};
 use crate::resource::Resource;
 use crate::schedule::Team;
 use crate::storage::Column;
@@ -791,88 +793,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 
     /// Matches the entities created or changed since the last matching to
-    /// systems: afterwards, system `i` processes exactly the entities that
-    /// are not reclaimed and whose bitset contains `SIGNATURES[i]`, the
-    /// subscriber sets have no holes left, and a set holding every entity
-    /// is in id order.
+    /// systems ([`RefreshCore::match_dirty`], compiled once per component
+    /// set type).
     #[inline]
     pub(crate) fn match_dirty(&mut self, events: &mut Vec<Event>, collect: bool) {
-        if self.entities.has_dirty() {
-            self.match_entities(events, collect);
-        }
-        if !self.entities.bulk().is_empty() {
-            self.match_bulk(events, collect);
-        }
-        self.compact_subscribers();
+        <Cx::Bits as RefreshCore>::match_dirty(self.parts(), events, collect);
     }
 
-    #[inline(never)]
-    fn match_entities(&mut self, events: &mut Vec<Event>, collect: bool) {
-        let subscriptions = &mut self.subscriptions;
-        // Runs of entities alike (a batch of new ones) are matched at once.
-        self.entities.drain_dirty(|first, ids, life, bits| {
-            let want = |i: usize| life == Life::Alive && bits.contains_all(&Cx::SIGNATURES[i]);
-            let start = ids.start;
-            let handle = |id: EntityId| Entity {
-                slot: first.slot + (id.0 - start),
-                generation: first.generation,
-            };
-            let whole = subscriptions.update_run(ids.clone(), want, |id, i, subscribed| {
-                if collect {
-                    events.push(if subscribed {
-                        Event::Subscribe(i, handle(id))
-                    } else {
-                        Event::Unsubscribe(i, handle(id))
-                    });
-                }
-            });
-            if whole && collect {
-                // Every wanted system gained each entity: the events
-                // one-by-one matching gives, in its order.
-                for id in ids {
-                    for i in (0..Cx::SYSTEMS.len()).filter(|&i| want(i)) {
-                        events.push(Event::Subscribe(i, handle(EntityId(id))));
-                    }
-                }
-            }
-        });
-    }
-
-    /// Matches the systems that name a component changed in bulk (added to
-    /// or removed from any number of entities at once) against every
-    /// entity: one comparison per entity and such system, and a change only
-    /// where membership differs (the entities queued one by one were matched
-    /// just before). No id is a hole outside a refresh's reclamation, so
-    /// each holds an entity, alive or killed, matched by its components as
-    /// `match_entities` matches it. The bulk changes are forgotten only once
-    /// matched.
-    #[inline(never)]
-    fn match_bulk(&mut self, events: &mut Vec<Event>, collect: bool) {
-        let changed = self.entities.bulk();
-        let (entities, subscriptions) = (&self.entities, &mut self.subscriptions);
-        let mut report = |i: usize, id: EntityId, subscribed: bool| {
-            let handle = entities.entity_with_id(id);
-            events.push(if subscribed {
-                Event::Subscribe(i, handle)
-            } else {
-                Event::Unsubscribe(i, handle)
-            });
-        };
-        let report: Option<&mut dyn FnMut(usize, EntityId, bool)> = if collect { Some(&mut report) } else { None };
-        subscriptions.rematch(Cx::SIGNATURES, entities, &changed, report);
-        self.entities.clear_bulk();
-    }
-
-    /// Closes the holes removals left in the systems' subscriber sets,
-    /// keeping their order, and makes a set holding every entity one
-    /// ascending run again: packing moves entities out of id order, and
-    /// systems walk a run linearly. (A tidy set costs one check.)
+    /// The parts of the context that matching and reclamation change.
     #[inline]
-    pub(crate) fn compact_subscribers(&mut self) {
-        // Every member of a set is an entity, and every entity's id is
-        // below the bound.
-        let ids = self.entities.id_bound();
-        self.subscriptions.compact_into_runs(ids);
+    pub(crate) fn parts(&mut self) -> Parts<'_, Cx::Bits> {
+        Parts {
+            entities: &mut self.entities,
+            subscriptions: &mut self.subscriptions,
+            signatures: Cx::SIGNATURES,
+        }
     }
 }
 /// The cores this process may use, asked once: `available_parallelism`

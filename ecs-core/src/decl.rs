@@ -152,7 +152,7 @@ pub struct SystemInfo {
 /// ```
 pub unsafe trait ContextDecl: Sized + Send + Sync + 'static {
     /// The component bitset type, wide enough for every component.
-    type Bits: ComponentSet + crate::entity::Table + crate::sparse_set::Match;
+    type Bits: ComponentSet + crate::entity::Table + crate::sparse_set::Match + crate::refresh_core::RefreshCore;
     /// The storages of every component.
     type Storages: Send + Sync + 'static;
     /// The slots (state, subscribers, outputs) of every system.

@@ -1042,6 +1042,9 @@ pub trait Table: ComponentSet {
     fn arrange(t: &mut Entities<Self>, named: &Self, swap: &mut dyn FnMut(EntityId, EntityId, &Self, &Self)) -> usize;
     /// [`Entities::pack`].
     fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self));
+    /// [`Entities::kill_id`] for each of `ids` in order, then empties
+    /// `ids`, keeping its memory.
+    fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>);
 }
 
 /// `Table` through the bodies above; `$inline` is `never` for the sets
@@ -1066,6 +1069,13 @@ macro_rules! table {
             fn pack(t: &mut Entities<Self>, relocate: &mut dyn FnMut(EntityId, EntityId, &Self)) {
                 t.pack_in(relocate)
             }
+            #[$inline]
+            fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>) {
+                for &id in ids.iter() {
+                    t.kill_id(id);
+                }
+                ids.clear();
+            }
         }
     )*};
 }
@@ -1084,10 +1094,16 @@ impl<B> Drop for Entities<B> {
     /// handles that outlive the table.
     fn drop(&mut self) {
         if let Some(shared) = &self.shared {
-            for (slot, m) in self.meta.iter().enumerate() {
-                shared.set(slot as u32, m.generation(), false);
-            }
+            release_all(shared, &self.meta);
         }
+    }
+}
+
+/// Marks every slot of `meta` dead in `shared`: not generic, so compiled
+/// once, here, rather than with each table's drop.
+fn release_all(shared: &Generations, meta: &[Meta]) {
+    for (slot, m) in meta.iter().enumerate() {
+        shared.set(slot as u32, m.generation(), false);
     }
 }
 

@@ -2,6 +2,7 @@
 //! unsubscribe from systems, and when they are reclaimed (thesis, 12.1).
 
 use crate::decl::{ContextDecl, SystemOf};
+use crate::event_sink::{Event, EventSink};
 use crate::handle::Entity;
 use core::marker::PhantomData;
 
@@ -173,22 +174,6 @@ impl<'e, Cx: ContextDecl> RefreshEvents<'e, Cx> {
     }
 }
 
-/// One event of a refresh.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Event {
-    Subscribe(usize, Entity),
-    Unsubscribe(usize, Entity),
-    Reclaim(Entity),
-}
-
-/// Where the runtime reports events: [`RefreshEvents`], or nothing.
-pub(crate) trait EventSink {
-    /// Whether any handler is set (events are collected only then).
-    fn wants(&self) -> bool;
-    /// Calls the handler of one event.
-    fn fire(&mut self, event: Event);
-}
-
 impl<Cx: ContextDecl> EventSink for RefreshEvents<'_, Cx> {
     fn wants(&self) -> bool {
         self.reclaim.is_some()
@@ -208,14 +193,4 @@ impl<Cx: ContextDecl> EventSink for RefreshEvents<'_, Cx> {
             }
         }
     }
-}
-
-/// No handlers.
-pub(crate) struct NoEvents;
-
-impl EventSink for NoEvents {
-    fn wants(&self) -> bool {
-        false
-    }
-    fn fire(&mut self, _: Event) {}
 }

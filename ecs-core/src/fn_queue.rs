@@ -11,17 +11,23 @@
 //!
 //! ```text
 //! buf: | hdr | F0 payload .. | hdr | F1 | hdr | F2 payload ....... | ...
-//!        └─ &'static Entry<A> { call::<F0>, drop::<F0>, units } per type
+//!        └─ &'static Entry { call::<A, F0>, drop::<F0>, units } per type
 //! ```
 //!
-//! Layout invariants (of [`FnQueue::buf`]): the buffer is a sequence of
-//! entries, each one header unit holding a `&'static Entry<A>` followed by
+//! Layout invariants (of [`RawQueue::buf`]): the buffer is a sequence of
+//! entries, each one header unit holding a `&'static Entry` followed by
 //! `entry.units` units holding an initialised, not yet called or dropped
 //! value of the type whose `call` and `drop` the entry holds. Units are 16
 //! bytes aligned to 16, so a value of any type aligned to at most 16 sits at
 //! its payload's first byte; types aligned more are boxed first. Entries
 //! never point into the buffer, so moving the buffer (growing, appending to
 //! another queue) moves the values, which every Rust value allows.
+//!
+//! The buffer and what does not depend on the callables' argument (running
+//! the entries, appending, dropping) is [`RawQueue`], not generic, so
+//! compiled once, here; [`FnQueue`] is its typed shell: it pushes
+//! callables of its argument only, and runs them with that argument alone
+//! (the entries' `call` take it as a pointer).
 
 use core::marker::PhantomData;
 use core::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
@@ -37,24 +43,36 @@ struct Unit(MaybeUninit<[u8; 16]>);
 /// (what a deferred function taking a `Defer<'_, Cx>` is).
 pub(crate) trait Arg: 'static {
     /// The argument for lifetime `'a`.
-    type Of<'a>: ?Sized;
+    type Of<'a>;
 }
 
 /// What the queue knows of one callable type, stored once per type.
-struct Entry<A: Arg + ?Sized> {
-    /// Moves the value out of the payload and calls it.
-    call: for<'a, 'b> unsafe fn(*mut Unit, &'b mut A::Of<'a>),
+struct Entry {
+    /// Moves the value out of the payload and calls it with the argument
+    /// the second pointer points to (an `A::Of<'_>` of the `A` the value
+    /// was pushed for).
+    call: unsafe fn(*mut Unit, *mut ()),
     /// Drops the value in the payload in place.
     drop: unsafe fn(*mut Unit),
     /// Units the payload takes.
     units: usize,
 }
 
-/// A queue of callables `for<'a> FnOnce(&mut A::Of<'a>)`, run in the order
-/// pushed.
-pub(crate) struct FnQueue<A: Arg + ?Sized> {
+/// The entries of a queue, whatever their argument: see the module's layout
+/// invariants. Which argument each entry's `call` expects is its owner's
+/// to know ([`FnQueue`]).
+pub(crate) struct RawQueue {
     /// Entries, as the module's layout invariants describe.
     buf: Vec<Unit>,
+}
+
+/// A queue of callables `for<'a> FnOnce(&mut A::Of<'a>)`, run in the order
+/// pushed.
+///
+/// Invariant: every entry of `raw` was pushed by [`push`](Self::push) of
+/// this `A`, so its `call` expects a `&mut A::Of<'_>`.
+pub(crate) struct FnQueue<A: Arg + ?Sized> {
+    raw: RawQueue,
     /// The queue owns `Send` callables of `A`'s arguments.
     _callables: PhantomData<fn(&A)>,
 }
@@ -70,25 +88,31 @@ impl<A: Arg + ?Sized> Default for FnQueue<A> {
     }
 }
 
-/// Moves the `F` out of `payload` and calls it with `arg`.
+/// Moves the `F` out of `payload` and calls it with the `A::Of<'_>` that
+/// `arg` points to.
 ///
 /// # Safety
-/// `payload` holds an initialised `F` that nothing else will call or drop.
-unsafe fn call<A: Arg + ?Sized, F: for<'a> FnOnce(&mut A::Of<'a>)>(payload: *mut Unit, arg: &mut A::Of<'_>) {
+/// `payload` holds an initialised `F` that nothing else will call or drop;
+/// `arg` points to a live `A::Of<'_>` that nothing else uses during the
+/// call.
+unsafe fn call<A: Arg + ?Sized, F: for<'a> FnOnce(&mut A::Of<'a>)>(payload: *mut Unit, arg: *mut ()) {
     // SAFETY: the caller hands over the initialised `F`; `payload` is aligned
     // for it (`F`'s alignment is at most a unit's, checked in `push`).
     let f = unsafe { payload.cast::<F>().read() };
-    f(arg);
+    // SAFETY: the caller's promise; `F` takes the argument for any
+    // lifetime, so the one the reference gets here does not matter.
+    f(unsafe { &mut *arg.cast::<A::Of<'_>>() });
 }
 
 /// Moves the `Box<F>` out of `payload` and calls the `F` it holds.
 ///
 /// # Safety
-/// `payload` holds an initialised `Box<F>` that nothing else will use.
-unsafe fn call_boxed<A: Arg + ?Sized, F: for<'a> FnOnce(&mut A::Of<'a>)>(payload: *mut Unit, arg: &mut A::Of<'_>) {
+/// As for [`call`], for a `Box<F>`.
+unsafe fn call_boxed<A: Arg + ?Sized, F: for<'a> FnOnce(&mut A::Of<'a>)>(payload: *mut Unit, arg: *mut ()) {
     // SAFETY: as for `call`, for a `Box<F>` (pointer-aligned).
     let f = unsafe { payload.cast::<Box<F>>().read() };
-    f(arg);
+    // SAFETY: as for `call`.
+    f(unsafe { &mut *arg.cast::<A::Of<'_>>() });
 }
 
 /// Payload units a value of type `T` takes.
@@ -99,7 +123,7 @@ const fn units<T>() -> usize {
 /// Drops the `F` in `payload`.
 ///
 /// # Safety
-/// As for [`call`].
+/// `payload` holds an initialised `F` that nothing else will call or drop.
 unsafe fn drop_in_place<F>(payload: *mut Unit) {
     // SAFETY: as for `call`.
     unsafe { payload.cast::<F>().drop_in_place() };
@@ -109,7 +133,7 @@ impl<A: Arg + ?Sized> FnQueue<A> {
     /// An empty queue; it allocates at its first push.
     pub(crate) const fn new() -> Self {
         Self {
-            buf: Vec::new(),
+            raw: RawQueue { buf: Vec::new() },
             _callables: PhantomData,
         }
     }
@@ -117,13 +141,13 @@ impl<A: Arg + ?Sized> FnQueue<A> {
     /// Whether no callable is queued.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.raw.buf.is_empty()
     }
 
     /// Units of memory the queue holds (for tests of reuse).
     #[cfg(test)]
     fn capacity(&self) -> usize {
-        self.buf.capacity()
+        self.raw.buf.capacity()
     }
 
     /// Queues `f`, to run after every callable queued before it.
@@ -139,8 +163,9 @@ impl<A: Arg + ?Sized> FnQueue<A> {
                     units: units::<Box<F>>(),
                 }
             };
-            // SAFETY: the entry is `Box<F>`'s, and a box is pointer-aligned.
-            unsafe { self.write(entry, Box::new(f)) };
+            // SAFETY: the entry is `Box<F>`'s, and a box is pointer-aligned;
+            // its `call` takes an `A::Of<'_>`, as this queue's entries must.
+            unsafe { self.raw.write(entry, Box::new(f)) };
         } else {
             let entry = const {
                 &Entry {
@@ -149,18 +174,50 @@ impl<A: Arg + ?Sized> FnQueue<A> {
                     units: units::<F>(),
                 }
             };
-            // SAFETY: the entry is `F`'s, which is aligned to at most a unit.
-            unsafe { self.write(entry, f) };
+            // SAFETY: the entry is `F`'s, which is aligned to at most a
+            // unit; its `call` takes an `A::Of<'_>`.
+            unsafe { self.raw.write(entry, f) };
         }
     }
 
+    /// Moves every callable of `other` to the end of this queue, in order;
+    /// `other` is left empty with its memory.
+    #[inline]
+    pub(crate) fn append(&mut self, other: &mut Self) {
+        // Both queues' entries take an `A::Of<'_>`.
+        self.raw.append(&mut other.raw);
+    }
+
+    /// Drops every callable without calling it, keeping the memory; a
+    /// panicking drop stops no other.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.raw.clear();
+    }
+
+    /// Calls every callable with `arg`, in order, leaving the queue empty
+    /// with its memory. When one panics, the rest are dropped without being
+    /// called (each dropped even if another's drop panics), then the panic
+    /// goes on.
+    #[inline]
+    pub(crate) fn run(&mut self, arg: &mut A::Of<'_>) {
+        if self.raw.buf.is_empty() {
+            return;
+        }
+        // SAFETY: every entry takes an `A::Of<'_>` (the invariant), which
+        // `arg` is, borrowed for the whole run.
+        unsafe { self.raw.run((arg as *mut A::Of<'_>).cast::<()>()) };
+    }
+}
+
+impl RawQueue {
     /// Appends an entry holding `value`.
     ///
     /// # Safety
     /// `entry`'s functions and size are those of `T`, and `T` is aligned to
     /// at most a unit.
     #[inline]
-    unsafe fn write<T>(&mut self, entry: &'static Entry<A>, value: T) {
+    unsafe fn write<T>(&mut self, entry: &'static Entry, value: T) {
         let at = self.buf.len();
         self.buf.reserve(1 + entry.units);
         // SAFETY: `reserve` made room for the header and the payload after
@@ -170,16 +227,16 @@ impl<A: Arg + ?Sized> FnQueue<A> {
         // at the (aligned, in-bounds or one-past) payload pointer.
         unsafe {
             let base = self.buf.as_mut_ptr().add(at);
-            base.cast::<&'static Entry<A>>().write(entry);
+            base.cast::<&'static Entry>().write(entry);
             base.add(1).cast::<T>().write(value);
             // The entry is whole: it belongs to the buffer from now on.
             self.buf.set_len(at + 1 + entry.units);
         }
     }
 
-    /// Moves every callable of `other` to the end of this queue, in order;
+    /// Moves every entry of `other` to the end of this queue, in order;
     /// `other` is left empty with its memory.
-    pub(crate) fn append(&mut self, other: &mut Self) {
+    fn append(&mut self, other: &mut Self) {
         self.buf.extend_from_slice(&other.buf);
         // SAFETY: the values were copied bitwise into `self.buf`, which owns
         // them now (entries are position-independent); `other` forgets its
@@ -187,13 +244,13 @@ impl<A: Arg + ?Sized> FnQueue<A> {
         unsafe { other.buf.set_len(0) };
     }
 
-    /// Drops every callable without calling it, keeping the memory; a
+    /// Drops every entry's value without calling it, keeping the memory; a
     /// panicking drop stops no other.
-    pub(crate) fn clear(&mut self) {
+    fn clear(&mut self) {
         let end = self.buf.len();
         // SAFETY: as in `run`: the entries move to `Rest`, which drops them.
         unsafe { self.buf.set_len(0) };
-        drop(Rest::<A> {
+        drop(Rest {
             buf: self.buf.as_mut_ptr(),
             at: 0,
             end,
@@ -201,15 +258,14 @@ impl<A: Arg + ?Sized> FnQueue<A> {
         });
     }
 
-    /// Calls every callable with `arg`, in order, leaving the queue empty
-    /// with its memory. When one panics, the rest are dropped without being
-    /// called (each dropped even if another's drop panics), then the panic
-    /// goes on.
-    pub(crate) fn run(&mut self, arg: &mut A::Of<'_>) {
+    /// Calls every entry with `arg`, in order, leaving the queue empty with
+    /// its memory; as [`FnQueue::run`] says when one panics.
+    ///
+    /// # Safety
+    /// Every entry's `call` takes the argument `arg` points to, which is
+    /// live and used by nothing else until this returns.
+    unsafe fn run(&mut self, arg: *mut ()) {
         let len = self.buf.len();
-        if len == 0 {
-            return;
-        }
         // The entries now belong to `rest`: the buffer is empty in its own
         // eyes, so neither a panic below nor a later push can touch them.
         // SAFETY: shrinking the length only forgets units (`Unit: Copy`).
@@ -222,7 +278,8 @@ impl<A: Arg + ?Sized> FnQueue<A> {
         };
         while let Some((entry, payload)) = rest.take() {
             // SAFETY: `take` handed over the entry's live value and moved
-            // past it, so `rest` will never drop it; `call` consumes it.
+            // past it, so `rest` will never drop it; `call` consumes it, and
+            // takes what `arg` points to (the caller's promise).
             unsafe { (entry.call)(payload, arg) };
         }
     }
@@ -231,37 +288,37 @@ impl<A: Arg + ?Sized> FnQueue<A> {
 /// Entries of a buffer not yet called or dropped: `at..end`, each whole, as
 /// the module's layout invariants describe. Dropping it drops them all in
 /// order, going on after a panicking drop (as dropping a slice does).
-struct Rest<'q, A: Arg + ?Sized> {
+struct Rest<'q> {
     buf: *mut Unit,
     at: usize,
     end: usize,
-    _queue: PhantomData<&'q mut FnQueue<A>>,
+    _queue: PhantomData<&'q mut RawQueue>,
 }
 
-impl<A: Arg + ?Sized> Rest<'_, A> {
+impl Rest<'_> {
     /// The next entry's table and payload, now the caller's to call or drop.
     #[inline]
-    fn take(&mut self) -> Option<(&'static Entry<A>, *mut Unit)> {
+    fn take(&mut self) -> Option<(&'static Entry, *mut Unit)> {
         if self.at == self.end {
             return None;
         }
         // SAFETY: `at < end` is the start of a whole entry (invariant), so
-        // its header unit is initialised with a `&'static Entry<A>`.
+        // its header unit is initialised with a `&'static Entry`.
         let (entry, payload) = unsafe {
             let header = self.buf.add(self.at);
-            (header.cast::<&'static Entry<A>>().read(), header.add(1))
+            (header.cast::<&'static Entry>().read(), header.add(1))
         };
         self.at += 1 + entry.units;
         Some((entry, payload))
     }
 }
 
-impl<A: Arg + ?Sized> Drop for Rest<'_, A> {
+impl Drop for Rest<'_> {
     fn drop(&mut self) {
         while let Some((entry, payload)) = self.take() {
             // If this drop panics, a new `Rest` over what follows drops the
             // rest while the panic unwinds.
-            let after = Rest::<A> {
+            let after = Rest {
                 buf: self.buf,
                 at: self.at,
                 end: self.end,
@@ -274,7 +331,7 @@ impl<A: Arg + ?Sized> Drop for Rest<'_, A> {
     }
 }
 
-impl<A: Arg + ?Sized> Drop for FnQueue<A> {
+impl Drop for RawQueue {
     fn drop(&mut self) {
         self.clear();
     }

@@ -10,6 +10,7 @@
 //! explicit call, one hash of the name.
 
 use crate::handle::Entity;
+use core::mem::ManuallyDrop;
 use std::collections::HashMap;
 
 /// Naming an entity failed; nothing changed.
@@ -62,10 +63,24 @@ impl std::error::Error for NameError {}
 /// Invariant: `by_name` and `by_slot` hold the same pairs, each name and
 /// each slot at most once, and every handle in `by_name` is the current
 /// (alive or dying, not reclaimed) entity of its slot.
+///
+/// The maps are dropped by `Names`' own `drop`, compiled here: left to the
+/// drop glue, every crate that declares a context would compile the maps'
+/// drop (hashbrown's walk over their buckets) again, named or not.
 #[derive(Default)]
 pub(crate) struct Names {
-    by_name: HashMap<Box<str>, Entity>,
-    by_slot: HashMap<u32, Box<str>>,
+    by_name: ManuallyDrop<HashMap<Box<str>, Entity>>,
+    by_slot: ManuallyDrop<HashMap<u32, Box<str>>>,
+}
+
+impl Drop for Names {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // Each map is taken out, leaving an empty one that holds no memory
+        // (what `ManuallyDrop` then forgets), and dropped here.
+        drop(core::mem::take(&mut *self.by_name));
+        drop(core::mem::take(&mut *self.by_slot));
+    }
 }
 
 /// Not generic and not inlined: a context's generic code (reclamation,

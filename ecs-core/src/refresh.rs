@@ -3,14 +3,22 @@
 //! ends it (deferred functions, kills, reclamation, matching, event
 //! handlers).
 
-use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::ContextDecl;
-use crate::events::EventSink;
+use crate::entity::Table;
+use crate::event_sink::{fire_all, EventSink};
+use crate::handle::EntityId;
 use crate::layout::Layout;
 use crate::proxy::{Defer, Step};
+use crate::refresh_core::{Columns, Parts, RefreshCore};
 
 impl<Cx: ContextDecl> Context<Cx> {
+    /// Whether the context is declared with `layout: archetypes`: a
+    /// constant, so that a context declared otherwise compiles no call to
+    /// `arrange_archetypes` (code behind a constant `false` is not
+    /// instantiated).
+    const ARCHETYPES: bool = matches!(Cx::SETTINGS.layout, Layout::Archetypes);
+
     /// A step whose handlers (`events`) are set when `collect` holds: known
     /// once here (the handlers cannot change while the step borrows them),
     /// so that neither the step nor its runs ask `events` again.
@@ -36,11 +44,11 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// component value, and no system any entity. For `restore`.
     #[cfg(feature = "serde")]
     pub(crate) fn clear_all(&mut self) {
-        self.refresh_with(&mut crate::events::NoEvents, false);
+        self.refresh_with(&mut crate::event_sink::NoEvents, false);
         for id in 0..self.entities.id_bound() {
             self.entities.kill_id(crate::handle::EntityId::from_bits(id as u32));
         }
-        self.refresh_with(&mut crate::events::NoEvents, false);
+        self.refresh_with(&mut crate::event_sink::NoEvents, false);
     }
 
     /// Deferred functions, kills, reclamation, matching; then event
@@ -50,7 +58,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(always)]
     pub(crate) fn refresh_with(&mut self, events: &mut dyn EventSink, collect: bool) {
         let idle = !collect
-            && Cx::SETTINGS.layout != Layout::Archetypes
+            && !Self::ARCHETYPES
             && !*self.gathered.get_mut()
             && !self.entities.has_dying()
             && !self.entities.has_holes()
@@ -60,10 +68,12 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    /// The refresh, when there may be something to do.
+    /// The refresh, when there may be something to do: the deferred
+    /// functions and kills of the systems' slots, then the rest
+    /// ([`RefreshCore::reclaim`]: reclamation, packing, matching), then,
+    /// with `layout: archetypes`, the entities arranged, then the events.
     #[inline(never)]
     fn refresh_all(&mut self, events: &mut dyn EventSink, collect: bool) {
-        let mut fired = Vec::new();
         // Every deferred function first (system, subtask, call order), then
         // the kills systems recorded: a deferred function still sees the
         // entities its system's step killed.
@@ -73,57 +83,29 @@ impl<Cx: ContextDecl> Context<Cx> {
         if *self.gathered.get_mut() {
             self.apply_gathered();
         }
-        // A panicking `drop` in reclamation waits until the context is in
-        // order (every dying entity reclaimed, ids packed), then reaches the
-        // caller without this refresh's events; the next refresh or run
-        // compacts the sets, as after any refresh that matched nothing.
-        let panicked = if self.entities.has_dying() {
-            self.reclaim_dying(&mut fired, collect)
-        } else {
-            None
-        };
-        if self.entities.has_holes() {
-            // The entities with the highest ids move into the ids the
-            // reclaimed ones left: values and subscriptions follow, handles
-            // stay valid, and the ids stay packed.
-            let (storages, subscriptions) = (&mut self.storages, &mut self.subscriptions);
-            // Between moving an entity's values and moving its subscriptions,
-            // a system's set may name an id whose values are elsewhere. Only
-            // a custom storage's `relocate` (or the `remove` and `insert` of
-            // the default) could panic there (relocation drops no value, and
-            // the built-in storages only fail to allocate, which aborts);
-            // unwinding would leave that state behind, so abort instead.
-            let guard = AbortOnUnwind;
-            self.entities.pack(|from, to, bits| {
-                bits.for_each(|c| Cx::relocate_component(storages, c, from, to));
-                subscriptions.relocate(from, to);
-            });
-            core::mem::forget(guard);
-        }
-        if let Some(payload) = panicked {
-            std::panic::resume_unwind(payload);
-        }
-        if collect {
-            // The handlers are this step's: they see its subscriptions now.
-            self.match_dirty(&mut fired, collect);
-        } else if Cx::SETTINGS.layout == Layout::Archetypes {
-            // Arranging rewrites each set from the entities' components,
-            // which needs every entity matched (without events, as a run
-            // would match them).
-            self.match_dirty(&mut fired, false);
-        } else {
-            // Matching waits for the next run (see `Context`), but the holes
-            // reclamation left are closed now, so that the sets' memory
-            // stays bounded however many steps pass without a run.
-            self.compact_subscribers();
-        }
-        if Cx::SETTINGS.layout == Layout::Archetypes {
+        let archetypes = Self::ARCHETYPES;
+        let mut fired = Vec::new();
+        // With handlers, matching happens now, so that they see this step's
+        // subscriptions; with `layout: archetypes` too (without events, as
+        // a run would match them), because arranging rewrites each set from
+        // the entities' components, which needs every entity matched.
+        <Cx::Bits as RefreshCore>::reclaim(
+            Parts {
+                entities: &mut self.entities,
+                subscriptions: &mut self.subscriptions,
+                signatures: Cx::SIGNATURES,
+            },
+            &mut self.names,
+            &mut ColumnsOf::<Cx>(&mut self.storages),
+            &mut fired,
+            collect,
+            collect || archetypes,
+        );
+        if Self::ARCHETYPES {
             self.arrange_archetypes();
         }
         if !fired.is_empty() {
-            for e in fired {
-                events.fire(e);
-            }
+            fire_all(events, fired);
         }
     }
 
@@ -152,21 +134,21 @@ impl<Cx: ContextDecl> Context<Cx> {
             if pending.kills.is_empty() {
                 continue;
             }
-            for id in core::mem::take(&mut pending.kills) {
-                self.entities.kill_id(id);
-            }
+            <Cx::Bits as Table>::kill_ids(&mut self.entities, &mut pending.kills);
         }
         *self.gathered.get_mut() = false;
     }
 }
 
-/// Aborts the process if dropped, which only unwinding does (the owner
-/// forgets it once past the code it guards).
-struct AbortOnUnwind;
+/// A context's columns, as [`RefreshCore::reclaim`] changes them.
+struct ColumnsOf<'a, Cx: ContextDecl>(&'a mut Cx::Storages);
 
-impl Drop for AbortOnUnwind {
-    fn drop(&mut self) {
-        eprintln!("ecs: a storage panicked while entity ids were being packed; aborting");
-        std::process::abort();
+impl<Cx: ContextDecl> Columns for ColumnsOf<'_, Cx> {
+    fn remove(&mut self, index: usize, id: EntityId) {
+        Cx::remove_component(self.0, index, id);
+    }
+
+    fn relocate(&mut self, index: usize, from: EntityId, to: EntityId) {
+        Cx::relocate_component(self.0, index, from, to);
     }
 }

@@ -4,10 +4,10 @@
 use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
-use crate::events::EventSink;
+use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::Data;
-use crate::schedule::Team;
+use crate::refresh_core::RefreshCore;
 use crate::sparse_set::SparseSet;
 use crate::system::{SlotCore, System};
 use core::marker::PhantomData;
@@ -144,13 +144,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    #[inline(never)]
+    #[inline]
     fn match_and_fire(&mut self, events: &mut dyn EventSink, collect: bool) {
-        let mut fired = Vec::new();
-        self.match_dirty(&mut fired, collect);
-        for e in fired {
-            events.fire(e);
-        }
+        <Cx::Bits as RefreshCore>::match_and_fire(self.parts(), events, collect);
     }
 
     /// Runs the selected systems after matching pending entities, calling
@@ -166,8 +162,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.prepare_run(events, collect);
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
-        if let Some(e) = self.team.as_mut().and_then(Team::take_start_error) {
-            panic!("cannot start the worker threads of `{}`: {e}", Cx::NAME);
+        if let Some(team) = &mut self.team {
+            team.check_started(Cx::NAME);
         }
     }
 

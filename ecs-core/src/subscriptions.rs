@@ -12,6 +12,7 @@
 use crate::entity::Entities;
 use crate::handle::EntityId;
 use crate::sparse_set::{Diff, Match, SparseSet};
+use core::mem::ManuallyDrop;
 
 /// Every system's subscriber set and the owner of each.
 ///
@@ -25,7 +26,9 @@ use crate::sparse_set::{Diff, Match, SparseSet};
 /// this crate; only the shells that take the context's closures are
 /// generic, and inlined.
 pub(crate) struct Subscriptions {
-    sets: Vec<SparseSet>,
+    /// Dropped by `Subscriptions`' own `drop`, compiled here, rather than
+    /// by drop glue compiled in every crate that declares a context.
+    sets: ManuallyDrop<Vec<SparseSet>>,
     owner: Vec<usize>,
     /// Whether some system uses another's set (otherwise every update takes
     /// the plain path: one set per system, nothing to compare).
@@ -36,11 +39,20 @@ pub(crate) struct Subscriptions {
     changed: Vec<bool>,
 }
 
+impl Drop for Subscriptions {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // Taken out, leaving an empty vector (what `ManuallyDrop` then
+        // forgets), and dropped here.
+        drop(core::mem::take(&mut *self.sets));
+    }
+}
+
 impl Subscriptions {
     /// Every system sharing system 0's (empty) set.
     pub(crate) fn new(systems: usize) -> Self {
         Self {
-            sets: (0..systems).map(|_| SparseSet::new()).collect(),
+            sets: ManuallyDrop::new((0..systems).map(|_| SparseSet::new()).collect()),
             owner: vec![0; systems],
             shared: systems > 1,
             wants: vec![false; systems],

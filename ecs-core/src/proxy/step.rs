@@ -2,7 +2,7 @@
 
 use crate::access::Independent;
 use crate::decl::{ContextDecl, SystemOf};
-use crate::events::EventSink;
+use crate::event_sink::EventSink;
 use crate::proxy::Defer;
 use crate::run::Dispatch;
 use crate::schedule::Adapters;

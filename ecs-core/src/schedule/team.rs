@@ -17,6 +17,7 @@
 
 use super::doorbell::Doorbell;
 use core::any::Any;
+use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
@@ -24,6 +25,22 @@ use std::sync::{Arc, OnceLock};
 
 /// A panic's payload, carried to the thread that re-raises it.
 pub(crate) type Payload = Box<dyn Any + Send>;
+
+/// [`Team::check_started`]'s panic.
+#[cold]
+#[inline(never)]
+fn start_failed(context: &str, e: rayon::ThreadPoolBuildError) -> ! {
+    panic!("cannot start the worker threads of `{context}`: {e}");
+}
+
+impl Drop for Team {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // Taken out, leaving an empty cell (what `ManuallyDrop` then
+        // forgets), and dropped here.
+        drop(core::mem::take(&mut *self.pool));
+    }
+}
 
 /// Keeps the first of several panics' payloads: `first` gets `payload` if
 /// it holds none; returns the payload it does not keep, for the caller to
@@ -63,7 +80,11 @@ pub(crate) struct Team {
     /// Where helpers come from: `helpers` workers, asked one at a time.
     /// Built the first time a step queues work (a context that never has
     /// work for helpers starts no thread); holds the error if that failed.
-    pool: OnceLock<Result<rayon::ThreadPool, rayon::ThreadPoolBuildError>>,
+    ///
+    /// Dropped by `Team`'s own `drop`, compiled here: left to the drop glue,
+    /// every crate that declares a context would compile the pool's and
+    /// the error's (an `io::Error`) drop again.
+    pool: ManuallyDrop<OnceLock<Result<rayon::ThreadPool, rayon::ThreadPoolBuildError>>>,
     helpers: usize,
     name: &'static str,
     /// Unit tests: building the pool fails, as when the system refuses
@@ -141,7 +162,7 @@ impl Team {
                 queued: AtomicUsize::new(0),
                 in_step: AtomicBool::new(false),
             }),
-            pool: OnceLock::new(),
+            pool: ManuallyDrop::new(OnceLock::new()),
             helpers: threads.saturating_sub(1).max(1),
             name,
             #[cfg(test)]
@@ -180,6 +201,16 @@ impl Team {
             return self.pool.take().and_then(Result::err);
         }
         None
+    }
+
+    /// Panics, naming the context `context`, if the helpers' pool failed to
+    /// start since the last call (see [`take_start_error`](Self::take_start_error)).
+    /// Not generic, and the panic out of line: a context's run calls it
+    /// rather than compiling the error's handling (and its `drop`) itself.
+    pub(crate) fn check_started(&mut self, context: &str) {
+        if let Some(e) = self.take_start_error() {
+            start_failed(context, e);
+        }
     }
 
     /// Whether helpers can come: the pool started (it starts the first time
