@@ -561,3 +561,96 @@ fn runs_with_gaps_round_trip() {
     }
     assert_eq!(serde_json::to_string(&loaded.save()).unwrap(), json);
 }
+
+ecs::declare_context! {
+    /// An earlier declaration of `Dynamic`: two of its components, its
+    /// resources.
+    pub context Older {
+        settings { serde: all }
+        components {
+            Position: contiguous;
+            Size: sparse_set;
+        }
+        resources { Score, Log }
+    }
+}
+
+/// A snapshot begins with its format's number; one of another format is
+/// refused when that number is read, with an error naming both formats.
+#[test]
+fn a_snapshot_of_another_format_is_refused_naming_both_formats() {
+    let mut cx = Dynamic::new();
+    cx.step(|p| p.spawn((Size(3),)).map(drop)).unwrap();
+    let json = serde_json::to_string(&cx.save()).unwrap();
+    let ours = format!(r#"{{"format":{},"#, ecs::save::SNAPSHOT_FORMAT);
+    assert!(json.starts_with(&ours), "{json}");
+    let other = json.replacen(&ours, r#"{"format":7,"#, 1);
+    let err = serde_json::from_str::<ecs::save::Snapshot<Dynamic>>(&other)
+        .err()
+        .expect("a snapshot of format 7 is refused")
+        .to_string();
+    assert!(
+        err.contains("the snapshot is of format 7, and this build of ecs reads format 1 only"),
+        "{err}"
+    );
+    // Read first: a snapshot of another format whose contents this build
+    // cannot parse at all still gets the format's error.
+    let garbled = format!(r#"{{"format":7,"entities":"not a table"}}"#);
+    let err = serde_json::from_str::<ecs::save::Snapshot<Dynamic>>(&garbled)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("of format 7"), "{err}");
+    // Without a format (written before snapshots had one): refused too.
+    let unnumbered = json.replacen(&ours, "{", 1);
+    let err = serde_json::from_str::<ecs::save::Snapshot<Dynamic>>(&unnumbered)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("missing field `format`"), "{err}");
+}
+
+/// A component declared since a snapshot was saved restores with no
+/// values; a snapshot naming a component or resource the context does not
+/// declare is refused rather than losing its values.
+#[test]
+fn components_are_matched_by_declared_name() {
+    let mut older = Older::new();
+    let e = older.step(|p| p.spawn((Position(1.0, 2.0), Size(5))).unwrap());
+    older.resource_mut::<Score>().0 = 9;
+    let json = serde_json::to_string(&older.save()).unwrap();
+
+    let mut newer = Dynamic::new();
+    newer.restore(serde_json::from_str(&json).unwrap()).unwrap();
+    let mut want = Holds {
+        position: Some(Position(1.0, 2.0)),
+        grouped: None,
+        size: Some(Size(5)),
+        name: None,
+        big: None,
+        frozen: false,
+    };
+    assert_eq!(read!(newer, e), Some(want.clone()));
+    assert_eq!(newer.resource::<Score>().0, 9);
+    // And the restored context works as any other.
+    newer.step(|p| p.add(e, Frozen)).unwrap();
+    want.frozen = true;
+    assert_eq!(read!(newer, e), Some(want));
+
+    // The other way: `Older` does not declare `Velocity` (nor the others).
+    let json = serde_json::to_string(&newer.save()).unwrap();
+    let err = serde_json::from_str::<ecs::save::Snapshot<Older>>(&json)
+        .err()
+        .expect("a snapshot with components `Older` lacks is refused")
+        .to_string();
+    assert!(err.contains("unknown field `Velocity`"), "{err}");
+
+    // A resource the context does not declare, likewise.
+    let mut value: serde_json::Value = serde_json::from_str(&serde_json::to_string(&older.save()).unwrap()).unwrap();
+    value["resources"]["Lives"] = serde_json::json!(3);
+    let err = serde_json::from_value::<ecs::save::Snapshot<Older>>(value)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("unknown field `Lives`"), "{err}");
+}

@@ -83,7 +83,7 @@ pub mod save {
     #[cfg(feature = "serde")]
     pub use crate::error::RestoreError;
     #[cfg(feature = "serde")]
-    pub use crate::serde_save::{EntityTable, Save, SaveDecl, Snapshot};
+    pub use crate::serde_save::{EntityTable, Save, SaveDecl, Snapshot, SNAPSHOT_FORMAT};
 }
 
 pub use access::{

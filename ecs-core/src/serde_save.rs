@@ -18,6 +18,13 @@
 //! in the restored context, a stale one stays stale, and entities created
 //! later reuse the same free slots, with the same generations, as they
 //! would have in the saved context. Ids are the same too.
+//!
+//! A snapshot begins with its format's number ([`SNAPSHOT_FORMAT`]); one of
+//! another format is refused as soon as that number is read, with an error
+//! naming both formats. Components and resources are saved under their
+//! declared names: a snapshot naming one the context does not declare is
+//! refused (its values would be lost), and a component the snapshot lacks
+//! (declared since it was saved) is restored with no values.
 
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
@@ -73,9 +80,44 @@ pub struct Save<'a, Cx: ContextDecl> {
     cx: &'a Context<Cx>,
 }
 
+/// The format of the snapshots this build of `ecs` writes, and the only one
+/// it reads: the number every snapshot begins with (its field `format`).
+/// It changes whenever what a snapshot holds, or how, changes.
+///
+/// ```
+/// assert_eq!(ecs::save::SNAPSHOT_FORMAT, 1);
+/// ```
+pub const SNAPSHOT_FORMAT: u32 = 1;
+
+/// A snapshot's format number: serialized as [`SNAPSHOT_FORMAT`], and
+/// deserialized only from that number, so that a snapshot of another
+/// format fails as soon as the number is read (before any of its values
+/// are), saying which format it is.
+#[derive(Clone, Copy, Debug)]
+struct Format;
+
+impl Serialize for Format {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(SNAPSHOT_FORMAT)
+    }
+}
+
+impl<'de> Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let format = u32::deserialize(deserializer)?;
+        if format == SNAPSHOT_FORMAT {
+            return Ok(Format);
+        }
+        Err(serde::de::Error::custom(format_args!(
+            "the snapshot is of format {format}, and this build of ecs reads format {SNAPSHOT_FORMAT} only"
+        )))
+    }
+}
+
 /// The serialized entity table: the generation of each slot handed out,
 /// and the slot of each id, as runs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct EntityTable {
     /// The generation of each slot, by slot, as runs `[generation, len,
     /// ..]`: the next `len` slots have that generation. In a context of
@@ -241,7 +283,8 @@ fn longest_run(limit: EntityLimit) -> u32 {
 
 impl<Cx: SaveDecl> Serialize for Save<'_, Cx> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Snapshot", 3)?;
+        let mut s = serializer.serialize_struct("Snapshot", 4)?;
+        s.serialize_field("format", &Format)?;
         s.serialize_field("entities", &TableRef { cx: self.cx })?;
         s.serialize_field("components", &Cx::columns_ref(self.cx))?;
         s.serialize_field("resources", &Cx::resources_ref(self.cx))?;
@@ -250,9 +293,16 @@ impl<Cx: SaveDecl> Serialize for Save<'_, Cx> {
 }
 
 /// A saved context, deserialized: give it to [`Context::restore`].
+///
+/// Deserializing fails when the snapshot is of another format than
+/// [`SNAPSHOT_FORMAT`] or names a component or resource the context does
+/// not declare.
 #[derive(Deserialize)]
-#[serde(bound = "")]
+#[serde(bound = "", deny_unknown_fields)]
 pub struct Snapshot<Cx: SaveDecl> {
+    /// Checked when deserialized; first, so that it is read first.
+    #[allow(dead_code)]
+    format: Format,
     /// The entity table.
     pub entities: EntityTable,
     components: Cx::Columns,
@@ -314,6 +364,7 @@ impl<Cx: SaveDecl> Context<Cx> {
     /// then empty, with its old table's slots, and consistent).
     pub fn restore(&mut self, snapshot: Snapshot<Cx>) -> Result<(), RestoreError> {
         let Snapshot {
+            format: _,
             entities,
             components,
             resources,
@@ -419,9 +470,20 @@ impl<Cx: ContextDecl, C: Component<Cx> + Serialize> Serialize for Values<'_, Cx,
 /// Component `C`'s values, deserialized: the ids holding it, as runs
 /// `[first, len, ..]` in id order, and their values in the same order.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LoadColumn<C> {
     ids: Vec<u32>,
     values: Vec<C>,
+}
+
+/// No values: what a component missing from a snapshot restores as.
+impl<C> Default for LoadColumn<C> {
+    fn default() -> Self {
+        LoadColumn {
+            ids: Vec::new(),
+            values: Vec::new(),
+        }
+    }
 }
 
 impl<C> LoadColumn<C> {

@@ -40,15 +40,18 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         #with_serde {
             const _: () = { #(#checks)* };
 
+            // A component the snapshot lacks (declared since it was saved)
+            // has no values; one the context does not declare is an error
+            // rather than values silently lost.
             #[derive(#serde_crate::Serialize, #serde_crate::Deserialize)]
-            #[serde(crate = "::ecs::__private::serde")]
+            #[serde(crate = "::ecs::__private::serde", deny_unknown_fields)]
             #[doc(hidden)]
             #vis struct #columns<#(#c_params),*> {
-                #(#[serde(rename = #c_names)] #c_fields: #c_params,)*
+                #(#[serde(rename = #c_names, default)] #c_fields: #c_params,)*
             }
 
             #[derive(#serde_crate::Serialize, #serde_crate::Deserialize)]
-            #[serde(crate = "::ecs::__private::serde")]
+            #[serde(crate = "::ecs::__private::serde", deny_unknown_fields)]
             #[doc(hidden)]
             #vis struct #saved_resources<#(#r_params),*> {
                 #(#r_fields: #r_params,)*

@@ -407,27 +407,28 @@ unsafe impl ::ecs::__private::CanWriteResource<Game, SpatialGrid> for Index {}
     const _ : () = { ::ecs::__private::assert_saved:: < Position > ();
     ::ecs::__private::assert_saved:: < Time > (); ::ecs::__private::assert_saved:: <
     SpatialGrid > (); }; #[derive(::ecs::__private::serde::Serialize,
-    ::ecs::__private::serde::Deserialize)] #[serde(crate = "::ecs::__private::serde")]
-    #[doc(hidden)] pub struct __GameSavedColumns < __C0 > { #[serde(rename = "Position")]
-    c0 : __C0, } #[derive(::ecs::__private::serde::Serialize,
-    ::ecs::__private::serde::Deserialize)] #[serde(crate = "::ecs::__private::serde")]
-    #[doc(hidden)] pub struct __GameSavedResources < __R0, __R1 > { time : __R0,
-    spatial_grid : __R1, } impl ::ecs::__private::SaveDecl for Game where for < '__ecs >
-    Position : ::ecs::__private::Saved, for < '__ecs > Time : ::ecs::__private::Saved,
-    for < '__ecs > SpatialGrid : ::ecs::__private::Saved, { type Columns =
-    __GameSavedColumns < ::ecs::__private::LoadColumn < Position > >; type ColumnsRef <
-    '__ecs > = __GameSavedColumns < ::ecs::__private::SaveColumn < '__ecs, Game, Position
-    > >; type SavedResources = __GameSavedResources < Time, SpatialGrid >; type
-    ResourcesRef < '__ecs > = __GameSavedResources < & '__ecs Time, & '__ecs SpatialGrid
-    >; fn columns_ref(cx : & ::ecs::__private::Context < Self >) -> Self::ColumnsRef < '_
-    > { let _ = cx; __GameSavedColumns { c0 : ::ecs::__private::SaveColumn::new(cx), } }
-    fn resources_ref(cx : & ::ecs::__private::Context < Self >) -> Self::ResourcesRef <
-    '_ > { let _ = cx; __GameSavedResources { time : cx.resource:: < Time > (),
-    spatial_grid : cx.resource:: < SpatialGrid > (), } } fn columns_fit(columns : &
-    Self::Columns, ids : usize) -> bool { let _ = (columns, ids); true && columns.c0
-    .fits(ids) } fn restore_columns(cx : & mut ::ecs::__private::Context < Self >,
-    columns : Self::Columns) { let _ = (& cx, & columns);
-    ::ecs::__private::restore_column:: < Game, Position > (cx, columns.c0); } fn
-    resource_values(saved : Self::SavedResources) -> GameResources { let _ = & saved;
-    GameResources { time : saved.time, spatial_grid : saved.spatial_grid, } } }
+    ::ecs::__private::serde::Deserialize)] #[serde(crate = "::ecs::__private::serde",
+    deny_unknown_fields)] #[doc(hidden)] pub struct __GameSavedColumns < __C0 > {
+    #[serde(rename = "Position", default)] c0 : __C0, }
+    #[derive(::ecs::__private::serde::Serialize, ::ecs::__private::serde::Deserialize)]
+    #[serde(crate = "::ecs::__private::serde", deny_unknown_fields)] #[doc(hidden)] pub
+    struct __GameSavedResources < __R0, __R1 > { time : __R0, spatial_grid : __R1, } impl
+    ::ecs::__private::SaveDecl for Game where for < '__ecs > Position :
+    ::ecs::__private::Saved, for < '__ecs > Time : ::ecs::__private::Saved, for < '__ecs
+    > SpatialGrid : ::ecs::__private::Saved, { type Columns = __GameSavedColumns <
+    ::ecs::__private::LoadColumn < Position > >; type ColumnsRef < '__ecs > =
+    __GameSavedColumns < ::ecs::__private::SaveColumn < '__ecs, Game, Position > >; type
+    SavedResources = __GameSavedResources < Time, SpatialGrid >; type ResourcesRef <
+    '__ecs > = __GameSavedResources < & '__ecs Time, & '__ecs SpatialGrid >; fn
+    columns_ref(cx : & ::ecs::__private::Context < Self >) -> Self::ColumnsRef < '_ > {
+    let _ = cx; __GameSavedColumns { c0 : ::ecs::__private::SaveColumn::new(cx), } } fn
+    resources_ref(cx : & ::ecs::__private::Context < Self >) -> Self::ResourcesRef < '_ >
+    { let _ = cx; __GameSavedResources { time : cx.resource:: < Time > (), spatial_grid :
+    cx.resource:: < SpatialGrid > (), } } fn columns_fit(columns : & Self::Columns, ids :
+    usize) -> bool { let _ = (columns, ids); true && columns.c0.fits(ids) } fn
+    restore_columns(cx : & mut ::ecs::__private::Context < Self >, columns :
+    Self::Columns) { let _ = (& cx, & columns); ::ecs::__private::restore_column:: <
+    Game, Position > (cx, columns.c0); } fn resource_values(saved : Self::SavedResources)
+    -> GameResources { let _ = & saved; GameResources { time : saved.time, spatial_grid :
+    saved.spatial_grid, } } }
 }
