@@ -595,8 +595,8 @@ fn a_snapshot_of_another_format_is_refused_naming_both_formats() {
     );
     // Read first: a snapshot of another format whose contents this build
     // cannot parse at all still gets the format's error.
-    let garbled = format!(r#"{{"format":7,"entities":"not a table"}}"#);
-    let err = serde_json::from_str::<ecs::save::Snapshot<Dynamic>>(&garbled)
+    let garbled = r#"{"format":7,"entities":"not a table"}"#;
+    let err = serde_json::from_str::<ecs::save::Snapshot<Dynamic>>(garbled)
         .err()
         .unwrap()
         .to_string();
