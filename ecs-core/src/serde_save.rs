@@ -301,7 +301,6 @@ impl<Cx: SaveDecl> Serialize for Save<'_, Cx> {
 #[serde(bound = "", deny_unknown_fields)]
 pub struct Snapshot<Cx: SaveDecl> {
     /// Checked when deserialized; first, so that it is read first.
-    #[allow(dead_code)]
     format: Format,
     /// The entity table.
     pub entities: EntityTable,
@@ -364,7 +363,7 @@ impl<Cx: SaveDecl> Context<Cx> {
     /// then empty, with its old table's slots, and consistent).
     pub fn restore(&mut self, snapshot: Snapshot<Cx>) -> Result<(), RestoreError> {
         let Snapshot {
-            format: _,
+            format: Format,
             entities,
             components,
             resources,
