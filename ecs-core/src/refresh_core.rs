@@ -41,8 +41,10 @@ pub(crate) struct Parts<'a, B> {
 /// part of the public API (its arguments cannot be named outside this
 /// crate).
 #[doc(hidden)]
-// Its arguments are crate-private: only this crate can call it.
-#[allow(private_interfaces)]
+#[expect(
+    private_interfaces,
+    reason = "its arguments are crate-private: only this crate can call it"
+)]
 pub trait RefreshCore: Table + Match {
     /// Matches the entities created or changed since the last matching to
     /// systems, pushing the events when `collect`: afterwards, system `i`
@@ -73,7 +75,7 @@ pub trait RefreshCore: Table + Match {
 /// not inlined, so that callers link to that copy).
 macro_rules! refresh_core {
     ($($inline:meta => $set:ty $(, const $w:ident)?;)*) => {$(
-        #[allow(private_interfaces)]
+        #[expect(private_interfaces, reason = "the trait's arguments are crate-private: only this crate calls it")]
         impl$(<const $w: usize>)? RefreshCore for $set {
             #[$inline]
             fn match_dirty(parts: Parts<'_, Self>, fired: &mut Vec<Event>, collect: bool) {

@@ -62,7 +62,10 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// scheduler never overlaps with another run of the same system or with
     /// a descendant's run (see the type's documentation).
     #[inline]
-    #[allow(clippy::mut_from_ref)]
+    #[expect(
+        clippy::mut_from_ref,
+        reason = "the cell hands out its contents mutably through `&self`; the caller promises exclusive access (`# Safety`)"
+    )]
     pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>, &mut Vec<P>) {
         // SAFETY: the caller promises exclusive access for the references'
         // lifetime.
