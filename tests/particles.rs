@@ -297,3 +297,26 @@ fn walls_bounce_and_life_fades() {
     let mut life = Life(0.05);
     assert!(!age(&mut life, DT) && age(&mut life, DT));
 }
+
+#[test]
+fn fan_appends_five_triangles_of_centre_and_two_neighbouring_corners() {
+    let (p, c) = (Position { x: 10.0, y: 20.0 }, Circle { radius: 2.0 });
+    let color = Color { r: 1, g: 2, b: 3, a: 4 };
+    let table = fan_table();
+    let mut out = vec![Vertex::default()];
+    fan(table, &p, &c, &color, &mut out);
+    assert_eq!(out.len(), 1 + VERTICES_PER_PARTICLE, "appended after what was there");
+    assert_eq!(out[0], Vertex::default());
+    let corner = |i: usize| Vertex {
+        position: Position {
+            x: c.radius * table[i].0 + p.x,
+            y: c.radius * table[i].1 + p.y,
+        },
+        color,
+    };
+    let centre = Vertex { position: p, color };
+    for (t, triangle) in out[1..].chunks(3).enumerate() {
+        assert_eq!(triangle, [centre, corner(t), corner(t + 1)], "triangle {t}");
+    }
+    assert_ne!(corner(0), corner(1), "the corners differ");
+}

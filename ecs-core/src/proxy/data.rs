@@ -655,8 +655,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                 // No overflow: `range` lies within `0..run.len()`, so
                 // `first <= run.end`. An id below `first` wraps to at least
                 // `2^32 - first`, above `run.end - first >= range.len()`.
+                // `end - start`, not `range.len()`: that also tests
+                // `start < end`, a comparison and a branch per call. (No
+                // overflow: `span` never makes a reversed range.)
                 let first = run.start + range.start as u32;
-                (id.0.wrapping_sub(first) as usize) < range.len()
+                (id.0.wrapping_sub(first) as usize) < range.end - range.start
             }
             None => self.view.set.position(id).is_some_and(|pos| range.contains(&pos)),
         };
