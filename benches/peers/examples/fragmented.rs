@@ -15,7 +15,9 @@
 //! a bitset byte, a presence word and an id-indexed column, which sets
 //! what that chain costs apart from ecs's other instructions); modes:
 //! `iter` (Move only), `churn` (1 000 entities gain or lose `F0`, then
-//! Move), and for ecs's two layouts `vel` (1 000 entities gain or lose
+//! Move; ecs through `entity_mut`, one resolution of the handle), and for
+//! ecs's two layouts `churn2` (the same with `remove` then `add`, each
+//! resolving the handle) and `vel` (1 000 entities gain or lose
 //! `Vel`, which Move names, then Move). A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
@@ -90,7 +92,7 @@ macro_rules! ecs_version {
                 }
             }
 
-            pub fn run(churn: bool, vel: bool, iterations: usize) {
+            pub fn run(churn: bool, vel: bool, two_calls: bool, iterations: usize) {
                 let mut cx = Frags::new();
                 let churned: Vec<(usize, Entity)> = cx.step(|p| {
                     let mut churned = Vec::new();
@@ -129,8 +131,15 @@ macro_rules! ecs_version {
                     cx.step(|p| {
                         if churn {
                             for &(i, e) in &churned {
-                                if p.remove::<F0>(e).is_none() {
-                                    p.add(e, F0(filler(i, 0))).unwrap();
+                                if two_calls {
+                                    if p.remove::<F0>(e).is_none() {
+                                        p.add(e, F0(filler(i, 0))).unwrap();
+                                    }
+                                } else {
+                                    let mut m = p.entity_mut(e).unwrap();
+                                    if m.remove::<F0>().is_none() {
+                                        m.add(F0(filler(i, 0)));
+                                    }
                                 }
                             }
                         }
@@ -330,20 +339,24 @@ fn indirect_run(iterations: usize) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best|indirect iter|churn|vel ITERATIONS";
+    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best|indirect iter|churn|churn2|vel ITERATIONS";
     let (which, mode, iterations) = match &args[1..] {
         [w, m, n] => (w.as_str(), m.as_str(), n.parse::<usize>().expect(usage)),
         _ => panic!("{usage}"),
     };
+    // `churn2`: ecs's churn as `remove` then `add` on the proxy, each
+    // resolving the handle (the table's ecs resolves it once, `entity_mut`).
+    let two_calls = mode == "churn2";
     let (churn, vel) = match mode {
         "iter" => (false, false),
         "churn" => (true, false),
+        "churn2" if matches!(which, "archetypes" | "ids") => (true, false),
         "vel" if matches!(which, "archetypes" | "ids") => (false, true),
         _ => panic!("{usage}"),
     };
     match which {
-        "archetypes" => archetypes::run(churn, vel, iterations),
-        "ids" => ids::run(churn, vel, iterations),
+        "archetypes" => archetypes::run(churn, vel, two_calls, iterations),
+        "ids" => ids::run(churn, vel, two_calls, iterations),
         "hecs" => hecs_run(churn, iterations),
         "bevy" => bevy_run(churn, iterations),
         "best" => best_run(churn, iterations),
