@@ -54,6 +54,25 @@ pub struct EntityMut<'p, 'a, Cx: ContextDecl> {
 impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// The live entity `e`, to change several of its components with one
     /// resolution of the handle (see [`EntityMut`]); `None` when it is dead.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[derive(Debug, PartialEq)]
+    /// # pub struct Health(pub u32);
+    /// # ecs::declare_context! {
+    /// #     pub context World { components { Health: contiguous; } systems {} }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Health(3),)).unwrap());
+    /// world.step(|p| {
+    ///     let mut m = p.entity_mut(e).unwrap();
+    ///     let Health(h) = m.remove::<Health>().unwrap();
+    ///     m.add(Health(h - 1));
+    ///     assert_eq!(p.get::<Health>(e), Some(&Health(2)));
+    ///     p.kill(e);
+    ///     assert!(p.entity_mut(e).is_none());
+    /// });
+    /// ```
     #[inline]
     pub fn entity_mut(&mut self, e: Entity) -> Option<EntityMut<'_, 'a, Cx>> {
         let at = self.cx.entities().resolve(e)?;
