@@ -9,8 +9,8 @@ extern crate self as ecs;
 // `traits`, custom storages in `storage`, and what generated code needs in
 // `__private` (see "Where a new public item goes" in README.md).
 pub use ecs_core::{
-    Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, Lookup, NoSuchEntity, PreparedQuery,
-    QueryIter, RefreshEvents, Spawned, Step, System, View,
+    Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, EntityMut, Lookup, NoSuchEntity,
+    PreparedQuery, QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 pub use ecs_core::{
     ColumnSystem, Columns, Consume, InstanceKey, Instances, InstancesMut, Layout, Liveness, Many, ManyMut, ManyRef,

@@ -20,6 +20,7 @@ const ROOT: &[&str] = &[
     "Entity",
     "EntityId",
     "EntityLimit",
+    "EntityMut",
     "InstanceKey",
     "Instances",
     "InstancesMut",

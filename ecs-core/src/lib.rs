@@ -109,7 +109,7 @@ pub use names::NameError;
 pub use proxy::step::RootTuple;
 pub use proxy::step::Roots;
 pub use proxy::ManyComponent;
-pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, Spawned, Step, View};
+pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, EntityMut, Spawned, Step, View};
 pub use proxy::{Exclusive, Lookup, PreparedQuery, QueryIter};
 pub use query::{Query, SharedQuery};
 #[doc(hidden)]

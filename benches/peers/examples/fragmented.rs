@@ -13,9 +13,13 @@
 //! `bevy`, `best`, and `indirect` (`churn` only: the best effort reaching
 //! `F0` as ecs does, through a slot record, an id sorted by component set,
 //! a bitset byte, a presence word and an id-indexed column, which sets
-//! what that chain costs apart from ecs's other instructions); modes:
+//! what that chain costs apart from ecs's other instructions), `colocated`
+//! (`churn` only: `indirect` with the component bits in the slot record,
+//! not by id); modes:
 //! `iter` (Move only), `churn` (1 000 entities gain or lose `F0`, then
-//! Move), and for ecs's two layouts `vel` (1 000 entities gain or lose
+//! Move; ecs through `entity_mut`, one resolution of the handle), and for
+//! ecs's two layouts `churn2` (the same with `remove` then `add`, each
+//! resolving the handle) and `vel` (1 000 entities gain or lose
 //! `Vel`, which Move names, then Move). A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
@@ -90,7 +94,7 @@ macro_rules! ecs_version {
                 }
             }
 
-            pub fn run(churn: bool, vel: bool, iterations: usize) {
+            pub fn run(churn: bool, vel: bool, two_calls: bool, iterations: usize) {
                 let mut cx = Frags::new();
                 let churned: Vec<(usize, Entity)> = cx.step(|p| {
                     let mut churned = Vec::new();
@@ -129,8 +133,15 @@ macro_rules! ecs_version {
                     cx.step(|p| {
                         if churn {
                             for &(i, e) in &churned {
-                                if p.remove::<F0>(e).is_none() {
-                                    p.add(e, F0(filler(i, 0))).unwrap();
+                                if two_calls {
+                                    if p.remove::<F0>(e).is_none() {
+                                        p.add(e, F0(filler(i, 0))).unwrap();
+                                    }
+                                } else {
+                                    let mut m = p.entity_mut(e).unwrap();
+                                    if m.remove::<F0>().is_none() {
+                                        m.add(F0(filler(i, 0)));
+                                    }
                                 }
                             }
                         }
@@ -328,26 +339,88 @@ fn indirect_run(iterations: usize) {
     }
 }
 
+/// `indirect` with the entity's component bits kept in its slot record
+/// (generation, id, an 8-byte set as ecs's `Bitset<1>`: 16 bytes) instead
+/// of by id: what keeping them beside the generation would leave of the
+/// chain (the record, the presence word, the column), measured before
+/// making that change to the entity table.
+fn colocated_run(iterations: usize) {
+    let (mut pos, mut vel) = (Vec::new(), Vec::new());
+    let mut sets = Vec::new();
+    for i in 0..ENTITIES {
+        let (p, v, m) = spec(i);
+        if let Some(v) = v {
+            pos.push(p);
+            vel.push(v);
+        }
+        sets.push(((v.is_some() as u8) << 6 | m, i));
+    }
+    sets.sort();
+    let mut id_of = vec![0u32; ENTITIES];
+    for (id, &(_, i)) in sets.iter().enumerate() {
+        id_of[i] = id as u32;
+    }
+    let mut meta: Vec<(u32, u32, u64)> = (0..ENTITIES).map(|i| (0u32, id_of[i], 0u64)).collect();
+    let mut present = vec![0u64; ENTITIES.div_ceil(64)];
+    let mut col = vec![[0f32; 4]; ENTITIES];
+    for (i, m) in meta.iter_mut().enumerate() {
+        let (_, _, f) = spec(i);
+        let id = m.1 as usize;
+        if f & 1 != 0 {
+            m.2 |= 4;
+            present[id / 64] |= 1 << (id % 64);
+            col[id] = filler(i, 0);
+        }
+    }
+    let churned: Vec<(usize, u32, u32)> = (0..ENTITIES).step_by(CHURN_STEP).map(|i| (i, i as u32, 0u32)).collect();
+    for _ in 0..iterations {
+        for &(i, slot, generation) in &churned {
+            let m = &mut meta[slot as usize];
+            if m.0 != generation {
+                continue;
+            }
+            let id = m.1 as usize;
+            if m.2 & 4 != 0 {
+                m.2 &= !4;
+                present[id / 64] &= !(1 << (id % 64));
+            } else {
+                col[id] = filler(i, 0);
+                present[id / 64] |= 1 << (id % 64);
+                m.2 |= 4;
+            }
+        }
+        for (p, v) in pos.iter_mut().zip(&vel) {
+            advance(p, v);
+        }
+        black_box((&mut pos, &mut meta, &mut present, &mut col));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best|indirect iter|churn|vel ITERATIONS";
+    let usage = "usage: fragmented archetypes|ids|hecs|bevy|best|indirect|colocated iter|churn|churn2|vel ITERATIONS";
     let (which, mode, iterations) = match &args[1..] {
         [w, m, n] => (w.as_str(), m.as_str(), n.parse::<usize>().expect(usage)),
         _ => panic!("{usage}"),
     };
+    // `churn2`: ecs's churn as `remove` then `add` on the proxy, each
+    // resolving the handle (the table's ecs resolves it once, `entity_mut`).
+    let two_calls = mode == "churn2";
     let (churn, vel) = match mode {
         "iter" => (false, false),
         "churn" => (true, false),
+        "churn2" if matches!(which, "archetypes" | "ids") => (true, false),
         "vel" if matches!(which, "archetypes" | "ids") => (false, true),
         _ => panic!("{usage}"),
     };
     match which {
-        "archetypes" => archetypes::run(churn, vel, iterations),
-        "ids" => ids::run(churn, vel, iterations),
+        "archetypes" => archetypes::run(churn, vel, two_calls, iterations),
+        "ids" => ids::run(churn, vel, two_calls, iterations),
         "hecs" => hecs_run(churn, iterations),
         "bevy" => bevy_run(churn, iterations),
         "best" => best_run(churn, iterations),
         "indirect" if churn => indirect_run(iterations),
+        "colocated" if churn => colocated_run(iterations),
         _ => panic!("{usage}"),
     }
 }

@@ -10,7 +10,7 @@ use ecs::traits::{
     SystemOf,
 };
 use ecs::{
-    declare_context, Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, NoSuchEntity,
+    declare_context, Adapters, Context, ContextFull, Data, Defer, Entity, EntityId, EntityLimit, EntityMut, NoSuchEntity,
     QueryIter, RefreshEvents, Spawned, Step, System, View,
 };
 use ecs::{ColumnSystem, Columns, InstanceKey, Instances, InstancesMut, Liveness, Many, ManyMut, ManyRef, NameError};

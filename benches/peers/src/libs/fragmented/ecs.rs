@@ -79,8 +79,9 @@ macro_rules! fragmented_context {
                 self.cx.step(|p| {
                     if churn {
                         for &(i, e) in churned {
-                            if p.remove::<F0>(e).is_none() {
-                                p.add(e, F0(filler(i, 0))).expect("alive");
+                            let mut m = p.entity_mut(e).expect("alive");
+                            if m.remove::<F0>().is_none() {
+                                m.add(F0(filler(i, 0)));
                             }
                         }
                     }

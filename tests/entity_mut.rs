@@ -1,0 +1,182 @@
+//! `entity_mut`: a live entity's handle resolved once, then components
+//! added and removed through it, in every storage and both layouts. Each
+//! case runs the same operations through `entity_mut` in one context and
+//! through `add`/`remove` on the proxy in another, and compares every
+//! result, what the entities hold, and what a system naming the toggled
+//! component processes after each step.
+
+use ecs::{Data, Entity, System};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Val(pub Vec<u32>);
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Other(pub u32);
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Mark;
+
+/// A component whose drop panics while `.0` is true.
+#[derive(Debug)]
+pub struct Bomb(pub bool);
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if self.0 {
+            panic!("bomb");
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Count;
+
+macro_rules! case {
+    ($test:ident, $layout:ident, { $($components:tt)* }) => {
+        mod $test {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { entities: dynamic(2), threads: 1, layout: $layout }
+                    components { $($components)* Mark: tag; Bomb: contiguous; }
+                    systems { count: Count { read: [Val, Other], output: Vec<u32> } }
+                }
+            }
+
+            impl System<Ctx> for Count {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    let mut seen = Vec::new();
+                    data.for_each::<(&Val, &Other)>(|(v, o)| seen.push(o.0 * 1000 + v.0[1]));
+                    data.output().extend(seen);
+                }
+            }
+
+            /// What every entity holds, by handle order.
+            fn holdings(cx: &mut Ctx, es: &[Entity]) -> Vec<(bool, Option<Vec<u32>>, Option<u32>, bool)> {
+                cx.step(|p| {
+                    es.iter()
+                        .map(|&e| {
+                            (
+                                p.is_alive(e),
+                                p.get::<Val>(e).map(|v| v.0.clone()),
+                                p.get::<Other>(e).map(|o| o.0),
+                                p.has::<Mark>(e),
+                            )
+                        })
+                        .collect()
+                })
+            }
+
+            #[test]
+            fn agrees_with_add_and_remove() {
+                let (mut a, mut b) = (Ctx::new(), Ctx::new());
+                let make = |cx: &mut Ctx| -> Vec<Entity> {
+                    cx.step(|p| (0..12u32).map(|i| p.spawn((Other(i),)).unwrap()).collect())
+                };
+                let (ea, eb) = (make(&mut a), make(&mut b));
+                for round in 0..6u32 {
+                    // Kill one entity a round, from the second: its handle is
+                    // stale for `entity_mut` and `add` alike.
+                    let victim = (round * 5 % 12) as usize;
+                    let ra: Vec<_> = a.step(|p| {
+                        if round > 0 {
+                            p.kill(ea[victim]);
+                        }
+                        ea.iter()
+                            .enumerate()
+                            .map(|(i, &e)| {
+                                let Some(mut m) = p.entity_mut(e) else {
+                                    return (None, None, false, false);
+                                };
+                                assert_eq!(m.entity(), e);
+                                let toggled = m.remove::<Val>().map(|v| v.0);
+                                if toggled.is_none() && (i as u32 + round) % 3 != 0 {
+                                    assert_eq!(m.add(Val(vec![round, i as u32])), None);
+                                }
+                                let replaced = m.add(Other(i as u32 + round)).map(|o| o.0);
+                                if m.remove::<Mark>().is_none() {
+                                    m.add(Mark);
+                                }
+                                (toggled, replaced, m.has::<Val>(), m.has::<Mark>())
+                            })
+                            .collect()
+                    });
+                    let rb: Vec<_> = b.step(|p| {
+                        if round > 0 {
+                            p.kill(eb[victim]);
+                        }
+                        eb.iter()
+                            .enumerate()
+                            .map(|(i, &e)| {
+                                if !p.is_alive(e) {
+                                    assert!(p.remove::<Val>(e).is_none());
+                                    assert!(p.add(e, Mark).is_err());
+                                    return (None, None, false, false);
+                                }
+                                let toggled = p.remove::<Val>(e).map(|v| v.0);
+                                if toggled.is_none() && (i as u32 + round) % 3 != 0 {
+                                    assert_eq!(p.add(e, Val(vec![round, i as u32])), Ok(None));
+                                }
+                                let replaced = p.add(e, Other(i as u32 + round)).unwrap().map(|o| o.0);
+                                if p.remove::<Mark>(e).is_none() {
+                                    p.add(e, Mark).unwrap();
+                                }
+                                (toggled, replaced, p.has::<Val>(e), p.has::<Mark>(e))
+                            })
+                            .collect()
+                    });
+                    assert_eq!(ra, rb, "round {round}");
+                    // Both ways of the toggle happen (from the second round on,
+                    // some entities hold `Val` to lose).
+                    assert!(ra.iter().any(|r| r.2), "round {round}");
+                    assert_eq!(ra.iter().any(|r| r.0.is_some()), round > 0, "round {round}");
+                    // The system names `Val` and `Other`: it sees the changes
+                    // made through `entity_mut` at its next run.
+                    let seen_a = a.step(|p| {
+                        p.run_all(&());
+                        let mut seen = p.outputs::<Count>().concat();
+                        seen.sort_unstable();
+                        seen
+                    });
+                    let seen_b = b.step(|p| {
+                        p.run_all(&());
+                        let mut seen = p.outputs::<Count>().concat();
+                        seen.sort_unstable();
+                        seen
+                    });
+                    assert_eq!(seen_a, seen_b, "round {round}");
+                    let with_val = ra.iter().filter(|r| r.2).count();
+                    assert_eq!(seen_a.len(), with_val, "round {round}");
+                    assert_eq!(holdings(&mut a, &ea), holdings(&mut b, &eb), "round {round}");
+                }
+            }
+
+            #[test]
+            fn a_panicking_drop_leaves_the_entity_consistent() {
+                let mut cx = Ctx::new();
+                let e = cx.step(|p| p.spawn((Bomb(true), Other(1))).unwrap());
+                let r = catch_unwind(AssertUnwindSafe(|| {
+                    cx.step(|p| {
+                        let mut m = p.entity_mut(e).unwrap();
+                        // The old value is handed back, and dropped here.
+                        drop(m.add(Bomb(false)));
+                    })
+                }));
+                assert!(r.is_err());
+                cx.step(|p| {
+                    let mut m = p.entity_mut(e).unwrap();
+                    assert!(m.has::<Bomb>());
+                    let b = m.remove::<Bomb>().unwrap();
+                    assert!(!b.0);
+                    assert!(!m.has::<Bomb>() && m.remove::<Bomb>().is_none());
+                    assert_eq!(m.add(Other(2)), Some(Other(1)));
+                });
+            }
+        }
+    };
+}
+
+case!(contiguous_archetypes, archetypes, { Val, Other: contiguous; });
+case!(contiguous_ids, ids, { Val, Other: contiguous; });
+case!(sparse_set_archetypes, archetypes, { Val: sparse_set; Other: contiguous; });
+case!(hash_map_ids, ids, { Val: hash_map; Other: contiguous; });
+case!(grouped_archetypes, archetypes, { (Val, Other): grouped; });
