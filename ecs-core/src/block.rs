@@ -81,12 +81,15 @@ impl<K: Column> Place<K> {
     }
 
     /// A pointer to the value of id `start + j`, under the column's
-    /// contract (`Column::get_ptr`).
+    /// contract (`Column::get_ptr`): valid for reads, and for writes through
+    /// this shared borrow of the column. Queries turn it into their item
+    /// themselves (no `get`/`get_mut` layer: in a debug build each layer is
+    /// one more function per column type).
     ///
     /// # Safety
     /// Every id of `start..=start + j` has a value.
     #[inline(always)]
-    unsafe fn ptr(&self, j: usize) -> *mut K::Item {
+    pub(crate) unsafe fn ptr(&self, j: usize) -> *mut K::Item {
         if K::LINEAR {
             // SAFETY: the ids `start..=start + j` have values (caller), so
             // they lie side by side from `first` (linear column).
@@ -96,32 +99,6 @@ impl<K: Column> Place<K> {
             // live (`new`'s contract).
             unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)).as_ptr() }
         }
-    }
-
-    /// The value of id `start + j`, read in place.
-    ///
-    /// # Safety
-    /// As [`ptr`](Self::ptr); no mutable borrow of the value exists for
-    /// `'i`.
-    #[inline(always)]
-    pub(crate) unsafe fn get<'i>(&self, j: usize) -> &'i K::Item {
-        // SAFETY: a valid pointer to the value (`ptr`'s contract, forwarded
-        // from the caller), which no mutable borrow reaches for `'i`
-        // (caller).
-        unsafe { &*self.ptr(j) }
-    }
-
-    /// The value of id `start + j`, mutably, in place.
-    ///
-    /// # Safety
-    /// As [`ptr`](Self::ptr); no other borrow of the value exists for
-    /// `'i`.
-    #[inline(always)]
-    pub(crate) unsafe fn get_mut<'i>(&self, j: usize) -> &'i mut K::Item {
-        // SAFETY: a valid pointer to the value (`ptr`'s contract, forwarded
-        // from the caller), which no other borrow reaches for `'i`
-        // (caller); the column allows writes through a shared borrow.
-        unsafe { &mut *self.ptr(j) }
     }
 }
 
@@ -174,9 +151,10 @@ impl<K: Column> Staged<K> {
             unsafe { self.buf.get_unchecked_mut(j).assume_init_mut() }
         } else {
             // SAFETY: the ids `start..=start + j` are the block's (`j <
-            // BLOCK`), which have values; only the block reaches them
-            // (`new`'s contract), and `&mut self` makes the borrow unique.
-            unsafe { self.place.get_mut(j) }
+            // BLOCK`), which have values, so the pointer is valid (`ptr`'s
+            // contract); only the block reaches them (`new`'s contract), and
+            // `&mut self` makes the borrow unique.
+            unsafe { &mut *self.place.ptr(j) }
         }
     }
 }

@@ -483,7 +483,9 @@ pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked
 /// generated code asks nothing of `C`'s column beyond `Component`.
 #[inline(always)]
 pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
-    drop(C::column_mut(storages).remove(id));
+    // Dropped at the end of the statement: `drop(...)` would be one more
+    // function per component type in a debug build (`mem::drop::<Option<C>>`).
+    let _ = C::column_mut(storages).remove(id);
 }
 
 /// Exchanges the values of component `C` of `a` and `b`: the arm of

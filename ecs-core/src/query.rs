@@ -238,9 +238,10 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     }
     #[inline(always)]
     unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> &'i C {
-        // SAFETY: the ids `start..=start + k` hold `C`, and no mutable borrow
-        // of the value exists for `'i` (caller).
-        unsafe { run.get(k) }
+        // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
+        // valid (`ptr`'s contract), and no mutable borrow of the value exists
+        // for `'i` (caller).
+        unsafe { &*run.ptr(k) }
     }
     type Block = Place<C::Column>;
     #[inline(always)]
@@ -250,9 +251,10 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
     }
     #[inline(always)]
     unsafe fn block_item(block: &mut Self::Block, j: usize) -> &C {
-        // SAFETY: `j` is below the block's length, and no mutable borrow of
-        // the value exists while the item lives (caller, as for `fetch`).
-        unsafe { block.get(j) }
+        // SAFETY: `j` is below the block's length, so the pointer is valid
+        // (`ptr`'s contract), and no mutable borrow of the value exists
+        // while the item lives (caller, as for `fetch`).
+        unsafe { &*block.ptr(j) }
     }
 }
 
@@ -286,9 +288,10 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
     }
     #[inline(always)]
     unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> &'i mut C {
-        // SAFETY: the ids `start..=start + k` hold `C`, and no other borrow
-        // of the value exists for `'i` (caller).
-        unsafe { run.get_mut(k) }
+        // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
+        // valid for writes (`ptr`'s contract), and no other borrow of the
+        // value exists for `'i` (caller).
+        unsafe { &mut *run.ptr(k) }
     }
     type Block = Staged<C::Column>;
     #[inline(always)]

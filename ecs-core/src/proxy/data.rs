@@ -374,87 +374,66 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // hand out mutable borrows nor borrow components this system writes;
         // other subtasks touch other entities; no concurrent system
         // conflicts; and the storages stay shared-borrowed for `'a`.
-        // One call site for `f`, so that the compiler inlines it; the branch
-        // on `run` is loop-invariant, and the loop is unswitched on it.
-        // (From the set rather than `view.run`: `run_start`'s checks, inlined
-        // here, tell the compiler that `start + k` does not wrap, so that it
-        // walks the columns with pointers; without them it recomputes each
-        // address from the id, which made simple_iter 1.25x slower.)
-        let run = run_from(view.set, view.range.start);
-        // The common case of entities created together: ids are one
-        // ascending run, so linear columns are walked from the address of
-        // the run's first value (one address per column for the whole walk,
-        // not one per block or entity), and the loop can be vectorised.
-        // Only for a subtask with entities: `start` must be one of them.
-        // (An `if`, not `Option::filter`: a closure here would make one
-        // `filter` per walk.) Only for a query that reads a linear column:
-        // for the others, a run is walked as any list of ids, and the
-        // compiler drops the run's loop (a constant condition).
-        let run = if !Q::LINEAR || ids.is_empty() { None } else { run };
-        // (A `match`, not `Option::map`, for the same reason.)
-        #[allow(clippy::manual_map, reason = "a closure would make one `Option::map` per walk")]
-        let place = match run {
-            // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty);
-            // see above.
-            Some(start) => Some(unsafe { Q::run(fetch, EntityId(start)) }),
-            None => None,
-        };
-        // Blocks first, when asked for and the ids are one run, so that the
-        // compiler may vectorise `f` across a block (see `block`): the
-        // first `full` entities go in blocks, the rest one by one below.
-        let mut done = 0;
-        if BLOCKS && let Some(place) = &place {
-            // Counted in blocks, and `done` set after the loop: a counter
-            // of entities kept in the loop cost the compiler two more
-            // additions per block (simple_iter's 1 250 blocks).
-            let blocks = ids.len() / BLOCK;
-            for b in 0..blocks {
-                // SAFETY: as for `fetch` below, for each id of the block and
-                // those before it: `start + b * BLOCK + j` is
-                // `ids[b * BLOCK + j]` (run invariant), and
-                // `(b + 1) * BLOCK <= ids.len()`. The block lives for this
-                // iteration only, during which only its items reach the
-                // values it borrows.
-                let mut block = unsafe { Q::block(place, b * BLOCK) };
-                for j in 0..BLOCK {
-                    // SAFETY: `j < BLOCK`.
-                    let item = unsafe { Q::block_item(&mut block, j) };
-                    f(view, item);
-                }
-            }
-            done = blocks * BLOCK;
-        }
-        // Several runs, as `layout: archetypes` leaves a system over several
-        // sets: each run is walked as one (see `walk_runs`). Only for a
-        // query that reads a linear column, as for one run above.
-        if Self::RUNS && Q::LINEAR && place.is_none() && view.set.is_ascending() {
-            done = walk_runs::<Cx, S, Q, BLOCKS>(view, ids, fetch, &mut f);
-        }
-        // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
-        // code was inlined into every walk before LLVM saw it.
-        // One loop per way of reaching the values, each with `f` inside
-        // (`call` is always inlined, and `f` is called from it alone): one
-        // loop testing the way per entity was not unswitched when `f` was
-        // large, and kept the test's flag, the columns' places and its
-        // counter on the stack (particles' spatial partition: 6 loads from
-        // the stack per entity).
-        match &place {
-            Some(place) => {
+        // Ids that are one run (or, under `layout: archetypes`, a few runs)
+        // are walked from each column's first value: only for a query that
+        // reads a linear column, and a subtask with entities. `Q::LINEAR` is
+        // a constant tested on its own, so that for other queries none of
+        // this code is generated (not even in a debug build, where a branch
+        // on a computed condition keeps both arms).
+        if Q::LINEAR && !ids.is_empty() {
+            // The common case of entities created together: ids are one ascending
+            // run, so linear columns are walked from the address of the run's first
+            // value (one address per column for the whole walk, not one per block or
+            // entity), and the loop can be vectorised. Only for a subtask with
+            // entities: `start` must be one of them.
+            // From the set rather than `view.run`: `run_start`'s checks, inlined
+            // here, tell the compiler that `start + k` does not wrap, so that it
+            // walks the columns with pointers; without them it recomputes each
+            // address from the id, which made simple_iter 1.25x slower.
+            if let Some(start) = run_from(view.set, view.range.start) {
+                // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
+                // above.
+                let place = unsafe { Q::run(fetch, EntityId(start)) };
+                // Blocks first, when asked for, so that the compiler may vectorise
+                // `f` across a block (see `block`): the first `done` entities go in
+                // blocks, the rest one by one below. (`BLOCKS` is a constant: a
+                // walk one entity at a time generates no block code.)
+                let done = if BLOCKS {
+                    // SAFETY: the ids `start..start + ids.len()` are `ids` (run
+                    // invariant), all the subtask's; see above.
+                    unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, ids.len(), &mut f) }
+                } else {
+                    0
+                };
+                // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+                // code was inlined into every walk before LLVM saw it. One loop per
+                // way of reaching the values, each with `f` inside (`call` is always
+                // inlined, and `f` is called from it alone): one loop testing the
+                // way per entity was not unswitched when `f` was large, and kept the
+                // test's flag, the columns' places and its counter on the stack
+                // (particles' spatial partition: 6 loads from the stack per entity).
                 for k in done..ids.len() {
-                    // SAFETY: `start + k` is `ids[k]`, and the ids before it
-                    // are the subtask's too (run invariant); see above.
-                    let item = unsafe { Q::run_item(place, k) };
+                    // SAFETY: `start + k` is `ids[k]`, and the ids before it are the
+                    // subtask's too (run invariant); see above.
+                    let item = unsafe { Q::run_item(&place, k) };
                     call(&mut f, view, item);
                 }
+                return;
             }
-            None => {
-                for k in done..ids.len() {
-                    // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
-                    // subtask's ids; see above.
-                    let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
-                    call(&mut f, view, item);
-                }
+            // Several runs, as `layout: archetypes` leaves a system over several
+            // sets: each run is walked as one (see `walk_runs`).
+            if Self::RUNS && view.set.is_ascending() {
+                walk_runs::<Cx, S, Q, BLOCKS>(view, ids, fetch, &mut f);
+                return;
             }
+        }
+        // Any other list of ids, one at a time (`f` called from one site, so
+        // that the compiler inlines it).
+        for k in 0..ids.len() {
+            // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
+            // ids; see above.
+            let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
+            call(&mut f, view, item);
         }
     }
 
@@ -818,10 +797,46 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
     );
 }
 
+/// Calls `f` for the first `len / BLOCK * BLOCK` entities of the run at
+/// `place`, a block at a time (see `block`), and returns how many that is.
+/// One function for both walks of runs, called only when `BLOCKS`.
+///
+/// # Safety
+/// `Data::walk`'s guarantees for each id of the run `start..start + len`
+/// of `place`: each is one of the subtask's entities and holds every
+/// component `Q` borrows, and `f` gets each item for one call.
+#[inline(always)]
+unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, F>(
+    view: &mut View<'a, Cx, S>,
+    place: &Q::Run,
+    len: usize,
+    f: &mut F,
+) -> usize
+where
+    F: FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
+{
+    // Counted in blocks, and the count of entities computed after the loop:
+    // a counter of entities kept in the loop cost the compiler two more
+    // additions per block (simple_iter's 1 250 blocks).
+    let blocks = len / BLOCK;
+    for b in 0..blocks {
+        // SAFETY: the ids up to the block's last, `start + (b + 1) * BLOCK
+        // - 1`, are within the run (`(b + 1) * BLOCK <= len`) and have the
+        // caller's guarantees. The block lives for this iteration only,
+        // during which only its items reach the values it borrows.
+        let mut block = unsafe { Q::block(place, b * BLOCK) };
+        for j in 0..BLOCK {
+            // SAFETY: `j < BLOCK`.
+            let item = unsafe { Q::block_item(&mut block, j) };
+            f(view, item);
+        }
+    }
+    blocks * BLOCK
+}
+
 /// Walks `ids` (ascending) run by run of consecutive ids, each run as
 /// `Data::walk` walks a subtask's ids that are one run (in blocks when
-/// `BLOCKS`, from the run's first value in linear columns); returns
-/// `ids.len()`. In `benches/drivers`' `runs_walk` (Move over movers of two
+/// `BLOCKS`, from the run's first value in linear columns). In `benches/drivers`' `runs_walk` (Move over movers of two
 /// sets that a third set's run parts), Move cost 9.1 instructions per mover
 /// walked id by id, and costs 3.5 run by run, as over movers of one set
 /// (callgrind, 20 000 and 40 000 movers, 20 steps).
@@ -835,7 +850,7 @@ fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS
     ids: &[EntityId],
     fetch: Q::Fetch,
     f: &mut impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
-) -> usize {
+) {
     let mut s = 0;
     while s < ids.len() {
         let first = ids[s].0;
@@ -856,22 +871,13 @@ fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS
         let len = lo;
         // SAFETY: `first` is `ids[s]`, one of the subtask's entities (caller).
         let place = unsafe { Q::run(fetch, EntityId(first)) };
-        let mut done = 0;
-        if BLOCKS {
-            for b in 0..len / BLOCK {
-                // SAFETY: the ids `first..first + (b + 1) * BLOCK` are
-                // `ids[s..s + (b + 1) * BLOCK]` (one run, within `len`), all
-                // the subtask's (caller). The block lives for this iteration
-                // only, during which only its items reach its values.
-                let mut block = unsafe { Q::block(&place, b * BLOCK) };
-                for j in 0..BLOCK {
-                    // SAFETY: `j < BLOCK`.
-                    let item = unsafe { Q::block_item(&mut block, j) };
-                    f(view, item);
-                }
-            }
-            done = len / BLOCK * BLOCK;
-        }
+        let done = if BLOCKS {
+            // SAFETY: the ids `first..first + len` are `ids[s..s + len]`
+            // (one run), all the subtask's (caller).
+            unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, len, f) }
+        } else {
+            0
+        };
         for k in done..len {
             // SAFETY: `first + k` is `ids[s + k]`, and the ids before it in
             // the run are the subtask's too (caller).
@@ -880,7 +886,6 @@ fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS
         }
         s += len;
     }
-    ids.len()
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
