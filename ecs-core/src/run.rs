@@ -217,32 +217,30 @@ impl<Cx: ContextDecl> Context<Cx> {
         // compile; a system that never splits (a constant: its strategy and
         // the context's `inner_parallelism`) compiles no split run at all,
         // neither `run_subtasks`' call nor the trait object's method.
-        if const { Cx::SETTINGS.inner_parallelism && S::PARALLELISM.may_split() } && subtasks > 1 {
-            let job = SystemSubtask::<Cx, S, P, _, _> {
-                cx: self,
-                set,
-                subtasks,
-                shared: state,
-                process: &process,
-                reset: &reset,
-                proxy: PhantomData,
-            };
+        let job = SystemSubtask::<Cx, S, P, _, _> {
+            cx: self,
+            set,
+            subtasks,
+            shared: state,
+            process: &process,
+            reset: &reset,
+            proxy: PhantomData,
+        };
+        if const { Cx::SETTINGS.inner_parallelism && S::PARALLELISM.may_split() } {
+            // A system that may split, split or not this time: through
+            // `run_subtasks` and the same out-of-line `Subtask::run` for
+            // each part, so that the proxy's construction and `process`
+            // (inlined when small) are compiled once per system, and the
+            // queue's hand-over and unwinding once per output type, not
+            // again in the context's `dispatch` (into which LLVM inlines
+            // every `run_with`).
             self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
         } else {
-            // The common run: one subtask, on this thread, run here rather
-            // than through `run_subtasks`' trait object: `run`, inlined,
-            // sees the constant subtask 0 of 1 (a system processing few
-            // entities spends as long around its loop as in it; through the
-            // trait object, frag_iter's step took 33 more instructions).
-            let job = SystemSubtask::<Cx, S, P, _, _> {
-                cx: self,
-                set,
-                subtasks: 1,
-                shared: state,
-                process: &process,
-                reset: &reset,
-                proxy: PhantomData,
-            };
+            // The run of a system that never splits: one subtask, on this
+            // thread, run here: `run`, inlined, sees the constant subtask 0
+            // of 1 (a system processing few entities spends as long around
+            // its loop as in it; through the trait object, frag_iter's step
+            // took 33 more instructions).
             // The output and queue the last run left, unless it was the
             // first or a split run (then resized, out of line).
             let (output, pending) = if let ([output], [pending]) = (&mut outputs[..], &mut scratch[..]) {
@@ -277,9 +275,8 @@ impl<Cx: ContextDecl> Context<Cx> {
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
-        // Only split runs come here (`run_with` runs one subtask itself,
-        // and `SystemSubtask::run` relies on it): the outputs and queues
-        // are resized.
+        // Runs of systems that may split come here, split or not (`run_with`
+        // runs those that never split itself).
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
         outputs.truncate(subtasks);
@@ -391,16 +388,15 @@ where
     F: Fn(&S, &mut P::Proxy<'_>) + Sync,
     R: Fn(&mut S::Output) + Sync,
 {
-    /// A subtask of a split run: `run_with` calls `run_subtasks`, the only
-    /// caller, with more than one subtask.
-    #[inline]
+    /// A subtask of a run of a system that may split (`run_subtasks` calls
+    /// it through the trait object, for each of several parts or for the
+    /// whole set): not specialised for one subtask.
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
-        debug_assert!(self.subtasks > 1, "`run_with` runs one subtask itself");
-        // `max(2)` changes nothing (see above) but tells the compiler so:
-        // the proxy's code for a run of one subtask (the whole set, its run
-        // found inline) is dropped from this copy, compiled per system.
-        // SAFETY: the caller's contract; `subtasks` is unchanged.
-        unsafe { self.run_part(i, self.subtasks.max(2), output, pending) }
+        (self.reset)(output);
+        // SAFETY: as in `run_part` (the caller's contract is its own);
+        // `subtasks` is the run's.
+        let mut proxy = unsafe { P::new_part(self.cx, self.set, i, self.subtasks, output, pending) };
+        (self.process)(self.shared, &mut proxy);
     }
 }
 
@@ -461,6 +457,24 @@ pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Self::Proxy<'a>;
+
+    /// As [`new`](Self::new), for a run that may split (`Subtask::run`,
+    /// whatever the count of subtasks): not specialised for one subtask.
+    ///
+    /// # Safety
+    /// As [`new`](Self::new).
+    #[inline(always)]
+    unsafe fn new_part<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self::Proxy<'a> {
+        // SAFETY: the caller's contract is `new`'s.
+        unsafe { Self::new(cx, set, subtask, subtasks, output, pending) }
+    }
 }
 
 /// Builds a [`Data`] proxy per subtask.
@@ -480,6 +494,19 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
     ) -> Data<'a, Cx, S> {
         // SAFETY: `Data::new`'s contract is this one (caller).
         unsafe { Data::new(cx, set, subtask, subtasks, output, pending) }
+    }
+
+    #[inline(always)]
+    unsafe fn new_part<'a>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Data<'a, Cx, S> {
+        // SAFETY: `Data::new_part`'s contract is this one (caller).
+        unsafe { Data::new_part(cx, set, subtask, subtasks, output, pending) }
     }
 }
 

@@ -155,6 +155,52 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         pending: &'a mut Pending<Cx>,
     ) -> Self {
         let (all, range, run) = span(set, subtask, subtasks);
+        // SAFETY: the caller's contract.
+        unsafe { Self::with_span(cx, set, all, range, run, subtask, subtasks, output, pending) }
+    }
+
+    /// [`new`](Self::new) for a run that may split, whatever its count of
+    /// subtasks (one included): the part is found out of line, by code
+    /// compiled once, rather than the whole set's inline in each system's
+    /// copy.
+    ///
+    /// # Safety
+    /// As [`new`](Self::new).
+    #[inline(always)]
+    pub(crate) unsafe fn new_part(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self {
+        let (all, range, run) = part(set, subtask, subtasks);
+        // SAFETY: the caller's contract.
+        unsafe { Self::with_span(cx, set, all, range, run, subtask, subtasks, output, pending) }
+    }
+
+    /// The proxy over `all[range]` (`run`: the ids of `set` as a range,
+    /// when they are one run).
+    ///
+    /// # Safety
+    /// As [`new`](Self::new); `all`, `range` and `run` are `span`'s.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the fields of the view, set by `new` and `new_part` alone"
+    )]
+    #[inline(always)]
+    unsafe fn with_span(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        all: &'a [EntityId],
+        range: Range<usize>,
+        run: Option<Range<u32>>,
+        subtask: usize,
+        subtasks: usize,
+        output: &'a mut S::Output,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self {
         Data {
             view: View {
                 cx,
@@ -903,7 +949,10 @@ fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range
     }
 }
 
-/// [`span`] for a part of a split run.
+/// [`span`] for a part of a split run, or of a run that may split
+/// ([`Data::new_part`]; one subtask of one is the whole set). Out of line:
+/// compiled once, in `ecs-core`.
+#[inline(never)]
 fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
     let all = set.as_slice();
     let range = crate::schedule::subtask_range(all.len(), subtasks, subtask);
