@@ -27,6 +27,7 @@ mod grouped;
 mod hash_map;
 mod many;
 mod presence;
+mod slots;
 mod sparse_set;
 mod tag;
 
