@@ -197,7 +197,10 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.ids.swap_remove(id)?;
-        Some(self.values.swap_remove(p))
+        // SAFETY: `p` was a stored id's packed index, below `values.len()`
+        // (the invariant: `owners` was as long as `values` before the id
+        // left it).
+        Some(unsafe { self.values.swap_remove(p) })
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {

@@ -95,16 +95,20 @@ impl<T> Packed<T> {
         self.len += 1;
     }
 
-    /// Takes value `p` out, the last value moving into its place.
+    /// Takes value `p` out, the last value moving into its place. No
+    /// bounds check: the callers' maps prove the index (a check's panic
+    /// path kept the sparse set's `remove` from being inlined into the
+    /// refresh's reclamation, +9 instructions per value removed).
     ///
-    /// # Panics
-    /// When `p` is past the end (nothing changes).
+    /// # Safety
+    /// `p < len()`.
     #[inline]
-    pub(super) fn swap_remove(&mut self, p: usize) -> T {
-        assert!(p < self.len, "a packed index is below the length");
+    pub(super) unsafe fn swap_remove(&mut self, p: usize) -> T {
+        debug_assert!(p < self.len, "a packed index is below the length");
         let last = self.len - 1;
         let base = self.base();
-        // SAFETY: `p < len`, so initialised; the array forgets it (its
+        // SAFETY: `p < len` (the caller's contract), so initialised; the
+        // array forgets it (its
         // length drops below `last + 1`, and slot `last` moves to `p`).
         let value = unsafe { base.add(p).read() };
         if p != last {
@@ -155,9 +159,11 @@ mod tests {
             p.push((i, rc.clone()));
         }
         assert_eq!(p.len(), 10);
-        assert_eq!(p.swap_remove(2).0, 2);
+        // SAFETY: 2 < 10.
+        assert_eq!(unsafe { p.swap_remove(2) }.0, 2);
         assert_eq!(p.get_mut(2).0, 9, "the last moved into the hole");
-        assert_eq!(p.swap_remove(8).0, 8, "the last one: nothing moves");
+        // SAFETY: 8 < 9.
+        assert_eq!(unsafe { p.swap_remove(8) }.0, 8, "the last one: nothing moves");
         assert_eq!(p.len(), 8);
         assert!(p.get(8).is_none());
         assert_eq!(Arc::strong_count(&rc), 9);
@@ -166,13 +172,5 @@ mod tests {
         p.push((0, rc.clone()));
         drop(p);
         assert_eq!(Arc::strong_count(&rc), 1);
-    }
-
-    #[test]
-    #[should_panic(expected = "below the length")]
-    fn swap_remove_past_the_end_panics() {
-        let mut p = Packed::<u32>::with_capacity(4);
-        p.push(1);
-        p.swap_remove(1);
     }
 }

@@ -172,7 +172,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.slot(id)?;
-        let value = self.values.swap_remove(p);
+        // SAFETY: a stored id's packed index is below `values.len()` (the
+        // invariant: `owners[p]` exists, and `values` is as long).
+        let value = unsafe { self.values.swap_remove(p) };
         ids::swap_remove(&mut self.owners, &mut self.index, id, p);
         Some(value)
     }
