@@ -20,7 +20,7 @@ use core::ptr::NonNull;
 /// of `id` set exactly when slot `id` holds an initialised `T` (so `id <
 /// slots.len()`); with a fixed limit, `slots` was sized for the limit at
 /// creation and never reallocates. The buffer's allocation, growth and
-/// freeing are not generic ([`Slots`]); only reading, writing and dropping
+/// freeing are not generic (`Slots`); only reading, writing and dropping
 /// values is compiled per component type.
 ///
 /// ```
