@@ -511,12 +511,44 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
 }
 
 /// Appends the subtasks' queues to the system's, in subtask order.
+///
+/// The lock is taken and released by `locked`, compiled once: a guard of
+/// `Mutex<Pending<Cx>>` would compile the lock's and unlock's atomics (two
+/// `compare_exchange`s, ~350 IR lines) into every context's crate.
 #[cold]
 pub(crate) fn gather<Cx: ContextDecl>(core: &SlotCore<Cx>, pending: &mut [Pending<Cx>]) {
-    let mut gathered = core.pending.lock();
-    for p in pending {
-        gathered.append(p);
+    // SAFETY: the raw mutex is only locked and unlocked by `locked` below,
+    // in pairs; no guard of `core.pending` exists (this is its only
+    // locker; refresh reaches it through `get_mut`, with `&mut`).
+    let raw = unsafe { core.pending.raw() };
+    locked(raw, &mut || {
+        // SAFETY: `locked` holds the lock for this call: no other thread
+        // touches the queue until it returns, and this reference does not
+        // outlive the call.
+        let gathered = unsafe { &mut *core.pending.data_ptr() };
+        for p in pending.iter_mut() {
+            gathered.append(p);
+        }
+    });
+}
+
+/// Calls `f` with `mutex` locked, and unlocks it after, even if `f` panics.
+/// Not generic: every context's [`gather`] shares it.
+#[inline(never)]
+fn locked(mutex: &parking_lot::RawMutex, f: &mut dyn FnMut()) {
+    use parking_lot::lock_api::RawMutex as _;
+    /// Unlocks the mutex when dropped, unwinding included.
+    struct Unlock<'m>(&'m parking_lot::RawMutex);
+    impl Drop for Unlock<'_> {
+        fn drop(&mut self) {
+            // SAFETY: locked by this thread (just below), and unlocked once,
+            // here.
+            unsafe { self.0.unlock() };
+        }
     }
+    mutex.lock();
+    let _unlock = Unlock(mutex);
+    f();
 }
 
 /// The subtasks' queues of a run, cleared if dropped, which only unwinding

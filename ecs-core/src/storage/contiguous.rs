@@ -2,21 +2,26 @@
 
 use super::drops::drop_each;
 use super::presence::Presence;
+use super::slots::Slots;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
+use core::alloc::Layout;
 use core::cell::UnsafeCell;
-use core::mem::MaybeUninit;
+use core::marker::PhantomData;
 use core::ops::Range;
 use core::ptr::NonNull;
 
 /// One slot per id in a single buffer: the fastest layout to iterate when most
 /// entities hold the component.
 ///
-/// Invariants: `present` has the bit of `id` set exactly when `slots[id]` is
-/// initialised (so `id < slots.len()`); with a fixed limit, `slots` was sized
-/// for the limit at creation and never reallocates.
+/// Invariants: `slots` holds slots of `T`'s layout; `present` has the bit
+/// of `id` set exactly when slot `id` holds an initialised `T` (so `id <
+/// slots.len()`); with a fixed limit, `slots` was sized for the limit at
+/// creation and never reallocates. The buffer's allocation, growth and
+/// freeing are not generic (`Slots`); only reading, writing and dropping
+/// values is compiled per component type.
 ///
 /// ```
 /// use ecs::storage::{Column, Contiguous, Storage};
@@ -31,8 +36,12 @@ use core::ptr::NonNull;
 /// assert!(!column.contains(id));
 /// ```
 pub struct Contiguous<T> {
-    slots: Vec<UnsafeCell<MaybeUninit<T>>>,
+    slots: Slots,
     present: Presence,
+    /// The column owns `T`s, and is invariant in `T` as the `UnsafeCell`s
+    /// it stands for (values written through a shared borrow) would make
+    /// it.
+    _values: PhantomData<UnsafeCell<T>>,
 }
 
 // SAFETY: sharing a `Contiguous` across threads exposes `&T` through `get` and
@@ -40,22 +49,12 @@ pub struct Contiguous<T> {
 // coordinated by the scheduler as the `Column` contract describes, so only
 // `T: Send + Sync` is needed, as for a `Vec<T>`.
 unsafe impl<T: ComponentBounds> Sync for Contiguous<T> {}
-// SAFETY: its fields are a `Vec` of `T` slots and a `Vec<u64>` of presence
-// bits, which are `Send` when `T` is, and `T: Send`. Written out (not derived)
+// SAFETY: its fields are a buffer owning `T`s (a unique allocation, as a
+// `Vec<T>`'s) and a `Vec<u64>` of presence bits, so it is `Send` when `T`
+// is, and `T: Send`. Written out (not derived)
 // so that a `T` that is not thread-safe reports `ComponentBounds`'s one error,
 // not `Send`'s besides.
 unsafe impl<T: ComponentBounds> Send for Contiguous<T> {}
-
-/// Lengthens `slots` to `len` uninitialised slots (without the generic
-/// iterator code of `resize_with`, compiled once per component type).
-fn add_uninit_slots<T>(slots: &mut Vec<UnsafeCell<MaybeUninit<T>>>, len: usize) {
-    slots.reserve(len.saturating_sub(slots.len()));
-    if len > slots.len() {
-        // SAFETY: the capacity is at least `len` (reserved above), and an
-        // uninitialised `UnsafeCell<MaybeUninit<T>>` is a valid one.
-        unsafe { slots.set_len(len) };
-    }
-}
 
 impl<T> Contiguous<T> {
     /// An empty column with slots for ids below `ids`.
@@ -72,13 +71,10 @@ impl<T> Contiguous<T> {
     /// assert_eq!(column.get(id), Some(&7));
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
-        // `Vec::new` and a `reserve`, whose work is not generic, rather than
-        // `with_capacity`, whose expansion would be compiled for each type.
-        let mut slots = Vec::new();
-        add_uninit_slots(&mut slots, ids);
         Self {
-            slots,
+            slots: Slots::new(Layout::new::<T>(), ids),
             present: Presence::with_capacity(ids),
+            _values: PhantomData,
         }
     }
 }
@@ -88,8 +84,7 @@ impl<T> Contiguous<T> {
     /// for the limit).
     #[cold]
     fn grow(&mut self, i: usize) {
-        let len = (i + 1).max(self.slots.len() * 2);
-        add_uninit_slots(&mut self.slots, len);
+        self.slots.grow_to((i + 1).max(self.slots.len() * 2));
     }
 }
 
@@ -116,7 +111,14 @@ impl<T: ComponentBounds> Contiguous<T> {
 
 impl<T: ComponentBounds> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
-        Self::with_capacity(limit.initial_capacity())
+        // `with_capacity`'s body, not a call of it: one function fewer
+        // compiled per component type.
+        let ids = limit.initial_capacity();
+        Self {
+            slots: Slots::new(Layout::new::<T>(), ids),
+            present: Presence::with_capacity(ids),
+            _values: PhantomData,
+        }
     }
 }
 
@@ -135,16 +137,19 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         let i = id.index();
         // One bounds check, inlined into every insertion; a slot past the
         // buffer's end takes the cold path, out of line (see `insert_grown`).
-        let Self { slots, present } = self;
-        let Some(slot) = slots.get_mut(i) else {
+        if i >= self.slots.len() {
             return self.insert_grown(id, value);
-        };
-        let slot = slot.get_mut();
-        if present.insert(i) {
-            // SAFETY: the presence bit was set, so the slot is initialised.
-            Some(core::mem::replace(unsafe { slot.assume_init_mut() }, value))
+        }
+        // SAFETY: `i < slots.len()`: slot `i` is in the buffer.
+        let slot = unsafe { self.base().add(i).as_ptr() };
+        if self.present.insert(i) {
+            // SAFETY: the presence bit was set, so the slot is initialised;
+            // `&mut self` excludes other access.
+            Some(core::mem::replace(unsafe { &mut *slot }, value))
         } else {
-            slot.write(value);
+            // SAFETY: in the buffer and aligned (above); it held no value,
+            // so nothing is overwritten.
+            unsafe { slot.write(value) };
             None
         }
     }
@@ -153,17 +158,19 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     fn insert_new(&mut self, id: EntityId, value: T) {
         let i = id.index();
         // As in `insert`.
-        let Self { slots, present } = self;
-        let Some(slot) = slots.get_mut(i) else {
+        if i >= self.slots.len() {
             return self.insert_new_grown(id, value);
-        };
-        let slot = slot.get_mut();
-        if present.insert(i) {
+        }
+        // SAFETY: `i < slots.len()`: slot `i` is in the buffer.
+        let slot = unsafe { self.base().add(i).as_ptr() };
+        if self.present.insert(i) {
             // Not new after all: replace (and drop) the old value.
-            // SAFETY: the presence bit was set, so the slot is initialised.
-            drop(core::mem::replace(unsafe { slot.assume_init_mut() }, value));
+            // SAFETY: the presence bit was set, so the slot is initialised;
+            // `&mut self` excludes other access.
+            drop(core::mem::replace(unsafe { &mut *slot }, value));
         } else {
-            slot.write(value);
+            // SAFETY: in the buffer and aligned; it held no value.
+            unsafe { slot.write(value) };
         }
     }
 
@@ -176,14 +183,11 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         if self.present.any_in(ids.clone()) {
             self.remove_range(ids.clone());
         }
-        // `as_mut_ptr` creates no reference to the slots, so the pointer
-        // stays valid across later calls of this method; the slots of `ids`
+        // The buffer's pointer is a raw one, so it stays valid across later
+        // calls of this method (which grow nothing here); the slots of `ids`
         // are inside the buffer (grown above), so the offset is in bounds.
-        let cells = self.slots.as_mut_ptr();
         // SAFETY: `ids.start <= ids.end <= slots.len()`, an in-bounds offset.
-        let first = unsafe { cells.add(ids.start) };
-        // `UnsafeCell<MaybeUninit<T>>` has the layout of `T`.
-        NonNull::new(first.cast::<T>())
+        Some(unsafe { self.base().add(ids.start) })
     }
 
     unsafe fn fill(&mut self, ids: Range<usize>) {
@@ -202,19 +206,19 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         // buffer (`i < slots.len()`, the invariant): no bounds check needed;
         // clearing the bit first means it is never read again before being
         // rewritten.
-        Some(unsafe { self.slots.get_unchecked_mut(i).get_mut().assume_init_read() })
+        Some(unsafe { self.base().add(i).read() })
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
         if const { core::mem::needs_drop::<T>() } {
-            let Self { slots, present } = self;
+            let base = self.base();
             // Each id comes with its bit clear already, so the value is never
             // read again before being rewritten, even if its `drop` panics;
             // `drop_each` goes on with the rest after a panic.
-            drop_each(present.drain(ids), |i| {
-                // SAFETY: initialised (its bit was set), and dropped once:
-                // the bit is clear now.
-                unsafe { slots[i].get_mut().assume_init_drop() }
+            drop_each(self.present.drain(ids), |i| {
+                // SAFETY: initialised (its bit was set, so `i < slots.len()`),
+                // and dropped once: the bit is clear now.
+                unsafe { base.add(i).drop_in_place() }
             });
         } else {
             // Nothing to drop: forgetting the values is clearing their bits.
@@ -237,11 +241,11 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         if t >= self.slots.len() {
             self.grow(t);
         }
-        let base = self.slots.as_mut_ptr().cast::<u8>();
+        let base = self.slots.base().as_ptr();
         // SAFETY: slots `f` and `t` are in the buffer (`f` holds a value, so
         // `f < slots.len()`; `t` was grown for above) and distinct, slot `i`
-        // starting at byte `i * size_of::<T>()` of `base` (an `UnsafeCell<
-        // MaybeUninit<T>>` has the layout of `T`), and `f` holds a value.
+        // starting at byte `i * size_of::<T>()` of `base`, and `f` holds a
+        // value.
         unsafe { move_slot(base, core::mem::size_of::<T>(), &mut self.present, f, t) };
     }
 
@@ -262,8 +266,9 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         if !self.contains(id) {
             return None;
         }
-        // SAFETY: present, so initialised; `&mut self` excludes other access.
-        Some(unsafe { self.slots[id.index()].get_mut().assume_init_mut() })
+        // SAFETY: present, so initialised and in the buffer; `&mut self`
+        // excludes other access.
+        Some(unsafe { self.base().add(id.index()).as_mut() })
     }
 
     #[inline]
@@ -293,10 +298,8 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<T> {
         debug_assert!(self.contains(id));
         // SAFETY: the caller guarantees `id` has a value, so `id <
-        // slots.len()` by the presence invariant.
-        let cell = unsafe { self.slots.get_unchecked(id.index()) };
-        // SAFETY: `UnsafeCell::get` never returns null.
-        unsafe { NonNull::new_unchecked(cell.get().cast::<T>()) }
+        // slots.len()` by the presence invariant: an in-bounds offset.
+        unsafe { self.base().add(id.index()) }
     }
 }
 
@@ -368,15 +371,13 @@ pub(super) unsafe fn copy_bytes(from: *const u8, to: *mut u8, size: usize) {
 }
 
 impl<T> Contiguous<T> {
-    /// The buffer as a pointer to `T`: slot `i` is at `base.add(i)`.
+    /// The buffer as a pointer to `T`: slot `i` is at `base.add(i)` (the
+    /// slots have `T`'s layout). A raw pointer to the allocation, not
+    /// derived from a borrow of the column: writing through it under
+    /// `&self` is allowed.
     #[inline]
     fn base(&self) -> NonNull<T> {
-        // `UnsafeCell<MaybeUninit<T>>` has the layout of `T` (both wrappers
-        // are `repr(transparent)`), so the buffer is an array of `T` slots.
-        // A `Vec`'s pointer is never null; `UnsafeCell::raw_get` keeps write
-        // permission through the shared borrow.
-        let cells = self.slots.as_ptr();
-        NonNull::new(UnsafeCell::raw_get(cells).cast::<T>()).expect("a Vec's pointer is never null")
+        self.slots.base().cast::<T>()
     }
 }
 
@@ -385,12 +386,13 @@ impl<T> Drop for Contiguous<T> {
         if const { !core::mem::needs_drop::<T>() } {
             return;
         }
-        let Self { slots, present } = self;
-        // Every value, even after a panicking `drop`.
-        drop_each(present.ones(), |i| {
-            // SAFETY: set bits mark initialised slots, each dropped once
-            // here (the storage is not used after its `drop`).
-            unsafe { slots[i].get_mut().assume_init_drop() }
+        let base = self.base();
+        // Every value, even after a panicking `drop` (the buffer itself is
+        // freed by its own `drop`, after this one, even if it panics).
+        drop_each(self.present.ones(), |i| {
+            // SAFETY: set bits mark initialised slots, in the buffer, each
+            // dropped once here (the storage is not used after its `drop`).
+            unsafe { base.add(i).drop_in_place() }
         });
     }
 }
@@ -409,11 +411,11 @@ mod tests {
     #[test]
     fn fixed_never_reallocates() {
         let mut c = Contiguous::<u32>::new(EntityLimit::Fixed(64));
-        let base = c.slots.as_ptr();
+        let base = c.slots.base();
         for i in 0..64 {
             c.insert(EntityId(i), i);
         }
-        assert_eq!(base, c.slots.as_ptr());
+        assert_eq!(base, c.slots.base());
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! Dropping many values so that a panicking `drop` stops none of the others.
 
-use core::cell::UnsafeCell;
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -30,25 +29,6 @@ pub(crate) fn drop_each<I: Iterator>(mut items: I, mut drop_one: impl FnMut(I::I
         for item in items.by_ref() {
             drop_one(item);
         }
-    });
-}
-
-/// Empties `values`, dropping every value even when some `drop`s panic
-/// (what `drop_each(values.drain(..), drop)` does, without `Drain`'s code
-/// for each component type).
-pub(crate) fn drop_all<T>(values: &mut Vec<UnsafeCell<T>>) {
-    let len = values.len();
-    // SAFETY: from here the vector owns no value (a panic below leaks none
-    // twice: the vector no longer drops them); the values `0..len` are
-    // initialised and each is dropped once by `drop_each`, which hands out
-    // every index once, and `drop_in_place` leaves its value dropped even
-    // when it panics.
-    unsafe { values.set_len(0) };
-    let base = values.as_mut_ptr();
-    drop_each(0..len, |i| {
-        // SAFETY: `i < len`, the slot still holds its value (see above) and
-        // is dropped only here, once.
-        unsafe { core::ptr::drop_in_place(UnsafeCell::raw_get(base.add(i))) }
     });
 }
 

@@ -2,11 +2,11 @@
 //! id, for large components that few entities hold.
 
 use super::drops::drop_each;
+use super::packed::Packed;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
-use core::cell::UnsafeCell;
 use core::ops::Range;
 use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
@@ -35,7 +35,7 @@ use std::collections::hash_map::Entry;
 /// assert!(!column.contains(id));
 /// ```
 pub struct HashMapStorage<T> {
-    values: Vec<UnsafeCell<T>>,
+    values: Packed<T>,
     ids: Ids,
 }
 
@@ -131,7 +131,7 @@ unsafe impl<T: ComponentBounds> Send for HashMapStorage<T> {}
 impl<T: ComponentBounds> Storage for HashMapStorage<T> {
     fn new(_limit: EntityLimit) -> Self {
         Self {
-            values: Vec::new(),
+            values: Packed::with_capacity(0),
             ids: Ids::default(),
         }
     }
@@ -170,13 +170,14 @@ impl<T> HashMapStorage<T> {
     /// assert!(!column.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.len() == 0
     }
 }
 
-// SAFETY: each stored id owns one `UnsafeCell` of the packed values (the
-// invariant); the values move only in `&mut self` methods; `&self` methods
-// touch only the cell of the id asked for.
+// SAFETY: each stored id owns one slot of the packed values (the
+// invariant), reached through the array's raw pointer (writes allowed
+// under `&self`); the values move only in `&mut self` methods; `&self`
+// methods touch only the slot of the id asked for.
 unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     type Item = T;
 
@@ -184,11 +185,11 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         // Room first, so that the map and the values stay in step should
         // growing fail (a value replaced in place needs none, and the
         // reservation then costs a comparison).
-        self.values.reserve(1);
+        self.values.reserve_one();
         match self.ids.find_or_claim(id) {
-            Ok(p) => Some(core::mem::replace(self.values[p].get_mut(), value)),
+            Ok(p) => Some(core::mem::replace(self.values.get_mut(p), value)),
             Err(_) => {
-                self.values.push(UnsafeCell::new(value));
+                self.values.push(value);
                 None
             }
         }
@@ -196,7 +197,10 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.ids.swap_remove(id)?;
-        Some(self.values.swap_remove(p).into_inner())
+        // SAFETY: `p` was a stored id's packed index, below `values.len()`
+        // (the invariant: `owners` was as long as `values` before the id
+        // left it).
+        Some(unsafe { self.values.swap_remove(p) })
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
@@ -220,20 +224,23 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 
     #[inline]
     fn get(&self, id: EntityId) -> Option<&T> {
-        // SAFETY: the cell holds a value; callers of the column contract never
-        // write it while a shared reference exists.
-        self.ids.slot(id).map(|p| unsafe { &*self.values[p].get() })
+        // SAFETY: the slot holds a value; callers of the column contract
+        // never write it while a shared reference exists.
+        self.ids
+            .slot(id)
+            .and_then(|p| self.values.get(p))
+            .map(|v| unsafe { v.as_ref() })
     }
 
     #[inline]
     fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
         let p = self.ids.slot(id)?;
-        Some(self.values[p].get_mut())
+        Some(self.values.get_mut(p))
     }
 
     #[inline]
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.ids.slot(id).and_then(|p| NonNull::new(self.values[p].get()))
+        self.ids.slot(id).and_then(|p| self.values.get(p))
     }
 
     /// The storage itself: a lookup per entity.
@@ -258,23 +265,14 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         // SAFETY: the caller guarantees `id` has a value, so the map holds it.
         let p = unsafe { p.unwrap_unchecked() };
         // SAFETY: a stored id's packed index is below `values.len()` (the
-        // invariant: `owners[p]` exists, and `values` is as long).
-        let cell = unsafe { self.values.get_unchecked(p) };
-        // SAFETY: `UnsafeCell::get` never returns null.
-        unsafe { NonNull::new_unchecked(cell.get()) }
+        // invariant: `owners[p]` exists, and `values` is as long): an
+        // in-bounds offset.
+        unsafe { self.values.base().add(p) }
     }
 }
 
-impl<T> Drop for HashMapStorage<T> {
-    fn drop(&mut self) {
-        // Every value, even after panicking `drop`s. Values without drop
-        // glue: the `Vec` frees the memory, and no code is compiled for
-        // them here.
-        if const { core::mem::needs_drop::<T>() } {
-            super::drops::drop_all(&mut self.values);
-        }
-    }
-}
+// Dropped by its fields: `Packed` drops every value, even after panicking
+// `drop`s, and frees the buffer.
 
 #[cfg(test)]
 mod tests {

@@ -19,14 +19,17 @@
 //! through the raw pointers of [`Column::get_ptr`]. The scheduler guarantees
 //! that no two threads access the value of the same id at the same time unless
 //! both only read, so a column only has to keep distinct ids' values apart and
-//! let writes happen through a shared borrow (values live in `UnsafeCell`s).
+//! let writes happen through a shared borrow (values live in `UnsafeCell`s,
+//! or in a buffer the column reaches through a raw pointer, not a borrow).
 
 mod contiguous;
 pub(crate) mod drops;
 mod grouped;
 mod hash_map;
 mod many;
+mod packed;
 mod presence;
+mod slots;
 mod sparse_set;
 mod tag;
 
@@ -88,7 +91,8 @@ use core::ptr::NonNull;
 /// points to the value `id` holds, is valid for reads and writes of it
 /// until the next call of a `&mut self` method or the column is dropped,
 /// and writing through it while the column is only shared-borrowed is
-/// allowed (the value lives in an `UnsafeCell` or is zero-sized). Values of
+/// allowed (the value lives in an `UnsafeCell`, in memory the column owns
+/// through a raw pointer rather than a borrow, or is zero-sized). Values of
 /// distinct ids never overlap in memory. `&self` methods never create a
 /// reference to the value of an id other than the one asked for, and may run
 /// on several threads at once. When [`LINEAR`](Self::LINEAR) is true, the

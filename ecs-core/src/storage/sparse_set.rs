@@ -2,11 +2,11 @@
 //! swap-remove (the component list of seed 001).
 
 use super::drops::drop_each;
+use super::packed::Packed;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
-use core::cell::UnsafeCell;
 use core::ops::Range;
 use core::ptr::NonNull;
 
@@ -32,7 +32,7 @@ const ABSENT: u32 = u32::MAX;
 /// assert!(!column.contains(id));
 /// ```
 pub struct SparseSetStorage<T> {
-    values: Vec<UnsafeCell<T>>,
+    values: Packed<T>,
     owners: Vec<EntityId>,
     index: Vec<u32>,
 }
@@ -145,32 +145,36 @@ impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
         let (owners, index) = ids::with_capacity(cap);
-        // As `with_capacity`, with less code compiled for each type.
-        let mut values = Vec::new();
-        values.reserve_exact(cap);
-        Self { values, owners, index }
+        Self {
+            values: Packed::with_capacity(cap),
+            owners,
+            index,
+        }
     }
 }
 
 // SAFETY: the index map and the packed arrays are kept consistent by every
-// `&mut self` method; each id owns one `UnsafeCell` in `values`; `&self`
+// `&mut self` method; each id owns one slot in `values`, reached through the
+// array's raw pointer (writes allowed under `&self`); `&self`
 // methods touch only the cell of the id asked for.
 unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     type Item = T;
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         if let Some(p) = self.slot(id) {
-            return Some(core::mem::replace(self.values[p].get_mut(), value));
+            return Some(core::mem::replace(self.values.get_mut(p), value));
         }
         let at = self.values.len() as u32;
-        self.values.push(UnsafeCell::new(value));
+        self.values.push(value);
         ids::claim(&mut self.owners, &mut self.index, id, at);
         None
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.slot(id)?;
-        let value = self.values.swap_remove(p).into_inner();
+        // SAFETY: a stored id's packed index is below `values.len()` (the
+        // invariant: `owners[p]` exists, and `values` is as long).
+        let value = unsafe { self.values.swap_remove(p) };
         ids::swap_remove(&mut self.owners, &mut self.index, id, p);
         Some(value)
     }
@@ -182,11 +186,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             // (the buffer keeps its memory).
             self.index.fill(ABSENT);
             self.owners.clear();
-            if const { core::mem::needs_drop::<T>() } {
-                super::drops::drop_all(&mut self.values);
-            } else {
-                self.values.clear();
-            }
+            self.values.clear();
         } else {
             drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
         }
@@ -215,30 +215,31 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
     #[inline]
     fn get(&self, id: EntityId) -> Option<&T> {
-        // SAFETY: the cell holds a value; callers of the column contract never
-        // write it while a shared reference exists.
-        self.slot(id).map(|p| unsafe { &*self.values[p].get() })
+        // SAFETY: the slot holds a value; callers of the column contract
+        // never write it while a shared reference exists.
+        self.slot(id)
+            .and_then(|p| self.values.get(p))
+            .map(|v| unsafe { v.as_ref() })
     }
 
     #[inline]
     fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
         let p = self.slot(id)?;
-        Some(self.values[p].get_mut())
+        Some(self.values.get_mut(p))
     }
 
     #[inline]
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.slot(id).and_then(|p| NonNull::new(self.values[p].get()))
+        self.slot(id).and_then(|p| self.values.get(p))
     }
 
     /// The packed values and the id-to-index map.
-    type Fetch = (NonNull<UnsafeCell<T>>, NonNull<u32>);
+    type Fetch = (NonNull<T>, NonNull<u32>);
 
     #[inline]
     fn fetch_state(&self) -> Self::Fetch {
-        let values = NonNull::new(self.values.as_ptr().cast_mut()).expect("a Vec's pointer is never null");
-        let index = NonNull::new(self.index.as_ptr().cast_mut()).expect("a Vec's pointer is never null");
-        (values, index)
+        // The map is only read through its pointer.
+        (self.values.base(), NonNull::from(self.index.as_slice()).cast::<u32>())
     }
 
     #[inline(always)]
@@ -247,24 +248,15 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         // live, and that `id` has a value: `index[id]` is in bounds and names
         // its packed slot.
         let slot = unsafe { *index.add(id.index()).as_ptr() } as usize;
-        // SAFETY: as above, `slot < values.len()`; `raw_get` keeps write
-        // permission through the shared borrow.
-        let cell = unsafe { values.add(slot) };
-        // SAFETY: a pointer into a live allocation is never null.
-        unsafe { NonNull::new_unchecked(UnsafeCell::raw_get(cell.as_ptr())) }
+        // SAFETY: as above, `slot < values.len()`: an in-bounds offset of
+        // the array's raw pointer, which keeps write permission under a
+        // shared borrow.
+        unsafe { values.add(slot) }
     }
 }
 
-impl<T> Drop for SparseSetStorage<T> {
-    fn drop(&mut self) {
-        // Every value, even after panicking `drop`s (a `Vec` aborts at the
-        // second). Values without drop glue: the `Vec` frees the memory,
-        // and no code is compiled for them here.
-        if const { core::mem::needs_drop::<T>() } {
-            super::drops::drop_all(&mut self.values);
-        }
-    }
-}
+// Dropped by its fields: `Packed` drops every value, even after panicking
+// `drop`s (a `Vec` aborts at the second), and frees the buffer.
 
 #[cfg(test)]
 mod tests {
