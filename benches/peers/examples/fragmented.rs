@@ -282,11 +282,10 @@ fn best_run(churn: bool, iterations: usize) {
     black_box((&pos, &f0));
 }
 
-/// The best effort's churn and Move, with `F0` reached through ecs's chain:
-/// the handle's slot record, an id sorted by component set (`layout:
-/// archetypes`), the bitset byte at that id, a presence word and the
-/// id-indexed column.
-fn indirect_run(iterations: usize) {
+/// The moving entities' `Pos` and `Vel` side by side, and each entity's id
+/// once sorted by component set (as `layout: archetypes` sorts them): what
+/// `indirect` and `colocated` both start from.
+fn moving_and_ids() -> (Vec<Pos>, Vec<Vel>, Vec<u32>) {
     let (mut pos, mut vel) = (Vec::new(), Vec::new());
     let mut sets = Vec::new();
     for i in 0..ENTITIES {
@@ -302,6 +301,15 @@ fn indirect_run(iterations: usize) {
     for (id, &(_, i)) in sets.iter().enumerate() {
         id_of[i] = id as u32;
     }
+    (pos, vel, id_of)
+}
+
+/// The best effort's churn and Move, with `F0` reached through ecs's chain:
+/// the handle's slot record, an id sorted by component set (`layout:
+/// archetypes`), the bitset byte at that id, a presence word and the
+/// id-indexed column.
+fn indirect_run(iterations: usize) {
+    let (mut pos, vel, id_of) = moving_and_ids();
     let meta: Vec<(u32, u32)> = (0..ENTITIES).map(|i| (0u32, id_of[i])).collect();
     let mut bits = vec![0u8; ENTITIES];
     let mut present = vec![0u64; ENTITIES.div_ceil(64)];
@@ -340,26 +348,13 @@ fn indirect_run(iterations: usize) {
 }
 
 /// `indirect` with the entity's component bits kept in its slot record
-/// (generation, id, an 8-byte set as ecs's `Bitset<1>`: 16 bytes) instead
+/// (generation, id, an 8-byte set: 16 bytes; this context's own set,
+/// `Bits8`, is one byte, which would make 12) instead
 /// of by id: what keeping them beside the generation would leave of the
 /// chain (the record, the presence word, the column), measured before
 /// making that change to the entity table.
 fn colocated_run(iterations: usize) {
-    let (mut pos, mut vel) = (Vec::new(), Vec::new());
-    let mut sets = Vec::new();
-    for i in 0..ENTITIES {
-        let (p, v, m) = spec(i);
-        if let Some(v) = v {
-            pos.push(p);
-            vel.push(v);
-        }
-        sets.push(((v.is_some() as u8) << 6 | m, i));
-    }
-    sets.sort();
-    let mut id_of = vec![0u32; ENTITIES];
-    for (id, &(_, i)) in sets.iter().enumerate() {
-        id_of[i] = id as u32;
-    }
+    let (mut pos, vel, id_of) = moving_and_ids();
     let mut meta: Vec<(u32, u32, u64)> = (0..ENTITIES).map(|i| (0u32, id_of[i], 0u64)).collect();
     let mut present = vec![0u64; ENTITIES.div_ceil(64)];
     let mut col = vec![[0f32; 4]; ENTITIES];
