@@ -42,7 +42,10 @@ mod harness {
     }
 }
 
-#[expect(dead_code, reason = "the module mirrors the benchmark crate's `workload` types, not all of which the driver names")]
+#[expect(
+    dead_code,
+    reason = "the module mirrors the benchmark crate's `workload` types, not all of which the driver names"
+)]
 mod workload {
     #[derive(Clone, Copy)]
     pub enum Workload {
