@@ -150,6 +150,36 @@ macro_rules! case {
                 }
             }
 
+            // `EntityMut` keeps the entity's set beside the table's: each
+            // change through it must leave the two equal, the next test on
+            // the same `EntityMut` and the table seen afterwards agreeing.
+            #[test]
+            fn changes_through_one_entity_mut_see_each_other() {
+                let mut cx = Ctx::new();
+                let e = cx.step(|p| p.spawn((Other(1),)).unwrap());
+                cx.step(|p| {
+                    let mut m = p.entity_mut(e).unwrap();
+                    assert!(!m.has::<Val>() && m.has::<Other>());
+                    assert_eq!(m.add(Val(vec![1])), None);
+                    assert!(m.has::<Val>());
+                    assert_eq!(m.add(Val(vec![2])).map(|v| v.0), Some(vec![1]));
+                    assert_eq!(m.remove::<Val>().map(|v| v.0), Some(vec![2]));
+                    assert!(!m.has::<Val>() && m.remove::<Val>().is_none());
+                    assert_eq!(m.remove::<Other>(), Some(Other(1)));
+                    assert_eq!(m.add(Val(vec![3])), None);
+                    assert!(m.remove::<Other>().is_none() && m.add(Other(4)).is_none());
+                    assert_eq!(p.get::<Val>(e).map(|v| v.0.clone()), Some(vec![3]));
+                    assert_eq!(p.get::<Other>(e), Some(&Other(4)));
+                    assert!(p.has::<Val>(e) && !p.has::<Mark>(e));
+                });
+                cx.step(|p| {
+                    let mut m = p.entity_mut(e).unwrap();
+                    assert!(m.has::<Val>() && m.has::<Other>() && !m.has::<Mark>());
+                    assert_eq!(m.remove::<Val>().map(|v| v.0), Some(vec![3]));
+                    assert!(!p.has::<Val>(e) && p.get::<Val>(e).is_none());
+                });
+            }
+
             #[test]
             fn a_panicking_drop_leaves_the_entity_consistent() {
                 let mut cx = Ctx::new();

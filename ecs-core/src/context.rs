@@ -766,6 +766,35 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
+    /// Stores `value` as component `C` of the live entity of `slot`, whose
+    /// id is `id`, for a caller that knows whether the entity `held` `C`
+    /// (its set's bit, [`EntityMut`](crate::EntityMut)), and returns the
+    /// value the column held before, claimed or not: the caller decides
+    /// which to hand back (as [`insert_component`](Self::insert_component)
+    /// does). The bit is set after the value is stored, so that a
+    /// panicking storage leaves it claiming nothing the column lacks.
+    #[inline(always)]
+    pub(crate) fn insert_known<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C, held: bool) -> Option<C> {
+        let old = C::column_mut(&mut self.storages).insert(at.1, value);
+        if !held {
+            self.entities.bits_mut(at.1).insert(C::INDEX);
+            // Queued for matching only if a signature names `C`.
+            self.entities.noted_bit(at, C::INDEX, Self::in_signatures(C::INDEX));
+        }
+        old
+    }
+
+    /// Removes `C` of the live entity of `slot`, whose id is `id`, which
+    /// holds it (its set's bit is set: the caller tested it, [`EntityMut`]
+    /// (crate::EntityMut)), clearing the bit first.
+    #[inline(always)]
+    pub(crate) fn remove_held<C: Component<Cx>>(&mut self, at: (u32, EntityId)) -> Option<C> {
+        self.entities.bits_mut(at.1).remove(C::INDEX);
+        // Queued for matching only if a signature names `C`.
+        self.entities.noted_bit(at, C::INDEX, Self::in_signatures(C::INDEX));
+        C::column_mut(&mut self.storages).remove(at.1)
+    }
+
     /// Removes `C` of the live entity of `slot`, whose id is `id`, clearing
     /// its bit first.
     #[inline(always)]

@@ -558,9 +558,20 @@ impl<B: ComponentSet> Entities<B> {
     /// the table's version changes, and with `queue` it is queued for
     /// matching (the caller passes whether a system's signature names
     /// `bit`: only then can the change alter which systems process it).
+    ///
+    /// The order's components are the ones signatures name (the context
+    /// passes their union to [`arrange`](Self::arrange)), so without
+    /// `queue` the bit is not among them and `order_mask` is not read: the
+    /// caller's `queue` is a constant, and a toggle of a component no
+    /// system names skips the test (2 instructions of ~45 per toggle in
+    /// `fragmented_churn`).
     #[inline(always)]
     pub(crate) fn noted_bit(&mut self, (slot, id): (u32, EntityId), bit: usize, queue: bool) {
-        if self.order_mask.contains(bit) {
+        debug_assert!(
+            queue || !self.order_mask.contains(bit),
+            "component {bit} orders ids but no signature names it"
+        );
+        if queue && self.order_mask.contains(bit) {
             self.moved = true;
             self.order.changed(id.0);
         }

@@ -48,6 +48,13 @@ pub struct EntityMut<'p, 'a, Cx: ContextDecl> {
     /// The entity's slot and id, resolved from `e` when this was made; valid
     /// while `defer` is borrowed (no kill, no refresh).
     at: (u32, EntityId),
+    /// The entity's component set as the table holds it: read when this
+    /// was made, and changed with the table's by each change made through
+    /// this (nothing else can change it while `defer` is borrowed). It
+    /// decides `has`, whether `remove` has a value to take and whether
+    /// `add` replaces one, so "remove `C`, and if there was none, add it"
+    /// tests the set once, in a register: the table's set is only written.
+    set: Cx::Bits,
     e: Entity,
 }
 
@@ -75,8 +82,15 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     /// ```
     #[inline]
     pub fn entity_mut(&mut self, e: Entity) -> Option<EntityMut<'_, 'a, Cx>> {
-        let at = self.cx.entities().resolve(e)?;
-        Some(EntityMut { defer: self, at, e })
+        let entities = self.cx.entities();
+        let at = entities.resolve(e)?;
+        let set = *entities.bits(at.1);
+        Some(EntityMut {
+            defer: self,
+            at,
+            set,
+            e,
+        })
     }
 }
 
@@ -97,19 +111,37 @@ impl<Cx: ContextDecl> EntityMut<'_, '_, Cx> {
     /// [`Defer::add`], for an entity known to be alive).
     #[inline(always)]
     pub fn add<C: Component<Cx>>(&mut self, value: C) -> Option<C> {
-        self.defer.cx.insert_component(self.at, value)
+        let held = self.set.contains(C::INDEX);
+        let old = self.defer.cx.insert_known(self.at, value, held);
+        // The table's bit is set now (`insert_known` returned): so is ours,
+        // before the unclaimed value below is dropped, so that a panicking
+        // drop leaves the two equal.
+        self.set.insert(C::INDEX);
+        if held {
+            old
+        } else {
+            // A value the entity did not hold is one a panicking storage or
+            // drop left unclaimed (see `Column::insert_new`): not the
+            // entity's to return.
+            drop(old);
+            None
+        }
     }
 
     /// Removes component `C` and returns it; `None` when the entity does not
     /// hold `C` (as [`Defer::remove`]).
     #[inline]
     pub fn remove<C: Component<Cx>>(&mut self) -> Option<C> {
-        self.defer.cx.remove_component::<C>(self.at)
+        if !self.set.contains(C::INDEX) {
+            return None;
+        }
+        self.set.remove(C::INDEX);
+        self.defer.cx.remove_held::<C>(self.at)
     }
 
     /// Whether the entity holds component `C`.
     #[inline]
     pub fn has<C: Component<Cx>>(&self) -> bool {
-        self.defer.cx.entities().bits(self.at.1).contains(C::INDEX)
+        self.set.contains(C::INDEX)
     }
 }
