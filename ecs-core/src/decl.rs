@@ -10,10 +10,13 @@ use crate::bitset::ComponentSet;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
 use crate::layout::Layout;
+use crate::pending::Pending;
 use crate::schedule::Parallelism;
 use crate::storage::{Column, Group, Grouped, Storage};
-use crate::system::{SlotCore, SystemSlot};
+use crate::system_cell::SystemCell;
 use core::marker::PhantomData;
+use core::sync::atomic::AtomicBool;
+use parking_lot::Mutex;
 
 /// The compile-time settings of a context.
 ///
@@ -500,4 +503,29 @@ pub fn swap_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages
 #[inline(always)]
 pub fn relocate_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, from: EntityId, to: EntityId) {
     C::column_mut(storages).relocate(from, to);
+}
+
+/// The part of a system's slot that does not depend on its type (its
+/// subscriber set is the context's `Subscriptions`').
+///
+/// `pending` is filled by the system's own run and emptied by refresh.
+pub struct SlotCore<Cx: ContextDecl> {
+    pub(crate) pending: Mutex<Pending<Cx>>,
+    /// Set when the system ran as a consumer in its producer's node
+    /// (`Context::run_stream`), cleared by its own node, which then does
+    /// nothing; the graph orders the two nodes.
+    pub(crate) streamed: AtomicBool,
+}
+
+/// What a context keeps for one system that depends on its type: its
+/// state, outputs and subtasks' scratch queues. (The rest, its
+/// [`SlotCore`], sits in one array of every system's cores, so that making,
+/// finding and dropping cores is one loop or one index, not code for each
+/// system.)
+///
+/// They sit in a `SystemCell`, without a lock: the scheduler runs a system
+/// only after its dependencies, and only its descendants read its state and
+/// outputs, so accesses never overlap.
+pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
+    pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }

@@ -71,7 +71,7 @@ pub(crate) struct RawQueue {
 ///
 /// Invariant: every entry of `raw` was pushed by [`push`](Self::push) of
 /// this `A`, so its `call` expects a `&mut A::Of<'_>`.
-pub(crate) struct FnQueue<A: Arg + ?Sized> {
+pub(crate) struct FnQueue<A: ?Sized> {
     raw: RawQueue,
     /// The queue owns `Send` callables of `A`'s arguments.
     _callables: PhantomData<fn(&A)>,

@@ -95,6 +95,7 @@ pub use column_query::ColumnQuery;
 pub use column_system::{ColumnStepOf, ColumnSystem};
 pub use context::Context;
 pub use decl::{Component, ContextDecl, Settings, SystemInfo, SystemOf};
+pub use decl::{SlotCore, SystemSlot};
 pub use entity::Entities;
 #[doc(hidden)]
 pub use entity::Table;
@@ -122,4 +123,4 @@ pub use sparse_set::SparseSet;
 pub use sparse_set::{Diff, Match};
 pub use storage::{ManyMut, ManyRef};
 pub use stream::{Consume, Consumes, Stream, StreamOutput};
-pub use system::{SlotCore, System, SystemSlot};
+pub use system::System;

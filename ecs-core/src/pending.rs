@@ -1,18 +1,14 @@
 //! What a system's subtasks leave for the next refresh: deferred operations
 //! and kills.
 
-use crate::decl::ContextDecl;
 use crate::fn_queue::{Arg, FnQueue};
 use crate::handle::EntityId;
-use crate::proxy::Defer;
 use core::marker::PhantomData;
 
-/// What deferred functions take: a [`Defer`] proxy of any lifetime.
+/// What deferred functions take: a [`Defer`](crate::Defer) proxy of any
+/// lifetime (its [`Arg`] impl sits beside `Defer`, in `proxy/defer.rs`, so
+/// that this file, which a system's slot holds, names no proxy).
 pub(crate) struct DeferArg<Cx>(PhantomData<Cx>);
-
-impl<Cx: ContextDecl> Arg for DeferArg<Cx> {
-    type Of<'a> = Defer<'a, Cx>;
-}
 
 /// Deferred operations, run at refresh in the order recorded: each stored
 /// inline in one buffer, so that deferring allocates nothing once the
@@ -20,12 +16,15 @@ impl<Cx: ContextDecl> Arg for DeferArg<Cx> {
 pub(crate) type Deferred<Cx> = FnQueue<DeferArg<Cx>>;
 
 /// What a system's subtasks left for the next refresh.
-pub(crate) struct Pending<Cx: ContextDecl> {
+pub(crate) struct Pending<Cx> {
     pub(crate) deferred: Deferred<Cx>,
     pub(crate) kills: Vec<EntityId>,
 }
 
-impl<Cx: ContextDecl> Default for Pending<Cx> {
+impl<Cx> Default for Pending<Cx>
+where
+    DeferArg<Cx>: Arg,
+{
     fn default() -> Self {
         Self {
             deferred: FnQueue::new(),
@@ -34,7 +33,10 @@ impl<Cx: ContextDecl> Default for Pending<Cx> {
     }
 }
 
-impl<Cx: ContextDecl> Pending<Cx> {
+impl<Cx> Pending<Cx>
+where
+    DeferArg<Cx>: Arg,
+{
     /// Moves `other`'s changes after this one's; `other` keeps its memory.
     pub(crate) fn append(&mut self, other: &mut Pending<Cx>) {
         self.deferred.append(&mut other.deferred);

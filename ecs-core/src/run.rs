@@ -3,13 +3,14 @@
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
+use crate::decl::SlotCore;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::refresh_core::RefreshCore;
 use crate::sparse_set::SparseSet;
-use crate::system::{SlotCore, System};
+use crate::system::System;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
@@ -88,6 +89,24 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
+    /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    ///
+    /// # Safety
+    /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
+    /// thread) calls may call it (generated [`Dispatch`](crate::run::Dispatch)
+    /// code does): the scheduler runs each system once, never beside a
+    /// conflicting one, after matching.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        self.run_with::<S, DataProxy>(
+            |s| s.before(args),
+            |s, data| s.process(data, args),
+            |s, outputs| s.after(outputs, args),
+            S::reset_output,
+        );
+    }
+
     /// Runs every system ([`Step::run_all`](crate::Step::run_all)), with
     /// `collect` telling whether `events` has handlers.
     ///
@@ -165,21 +184,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         if let Some(team) = &mut self.team {
             team.check_started(Cx::NAME);
         }
-    }
-
-    /// [`Context::run_system`]'s body (the method itself is declared in
-    /// `context.rs`, so that errors name it `Context::run_system`).
-    ///
-    /// # Safety
-    /// As [`Context::run_system`].
-    #[inline(always)]
-    pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        self.run_with::<S, DataProxy>(
-            |s| s.before(args),
-            |s, data| s.process(data, args),
-            |s, outputs| s.after(outputs, args),
-            S::reset_output,
-        );
     }
 
     /// Runs system `S` with the given code: `before` once, `process` per

@@ -1,6 +1,7 @@
-//! Systems: the trait users implement, and the slot a context keeps for each.
+//! Systems: the trait users implement, and how a context makes the slot it
+//! keeps for each (the slots' types are in `decl.rs`, whose accessors name them).
 
-use crate::decl::{ContextDecl, SystemOf};
+use crate::decl::{ContextDecl, SlotCore, SystemOf, SystemSlot};
 use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::system_cell::SystemCell;
@@ -164,31 +165,6 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     fn after(&mut self, outputs: &mut [Self::Output], args: &A) {
         let _ = (outputs, args);
     }
-}
-
-/// The part of a system's slot that does not depend on its type (its
-/// subscriber set is the context's `Subscriptions`').
-///
-/// `pending` is filled by the system's own run and emptied by refresh.
-pub struct SlotCore<Cx: ContextDecl> {
-    pub(crate) pending: Mutex<Pending<Cx>>,
-    /// Set when the system ran as a consumer in its producer's node
-    /// (`Context::run_stream`), cleared by its own node, which then does
-    /// nothing; the graph orders the two nodes.
-    pub(crate) streamed: AtomicBool,
-}
-
-/// What a context keeps for one system that depends on its type: its
-/// state, outputs and subtasks' scratch queues. (The rest, its
-/// [`SlotCore`], sits in one array of every system's cores, so that making,
-/// finding and dropping cores is one loop or one index, not code for each
-/// system.)
-///
-/// They sit in a `SystemCell`, without a lock: the scheduler runs a system
-/// only after its dependencies, and only its descendants read its state and
-/// outputs, so accesses never overlap.
-pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
-    pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {

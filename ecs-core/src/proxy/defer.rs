@@ -5,7 +5,9 @@ use crate::bitset::ComponentSet;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::error::{ContextFull, NoSuchEntity};
+use crate::fn_queue::Arg;
 use crate::handle::{Entity, EntityId};
+use crate::pending::DeferArg;
 use crate::resource::Resource;
 use crate::storage::Column;
 
@@ -62,6 +64,11 @@ use crate::storage::Column;
 /// ```
 pub struct Defer<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a mut Context<Cx>,
+}
+
+/// Deferred functions take a `Defer` of any lifetime.
+impl<Cx: ContextDecl> Arg for DeferArg<Cx> {
+    type Of<'a> = Defer<'a, Cx>;
 }
 
 impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
