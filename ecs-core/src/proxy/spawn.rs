@@ -397,6 +397,17 @@ unsafe fn drop_written<T>(first: NonNull<T>, n: usize) {
     }
 }
 
+/// Stores `value` for the fresh id `id` in its column
+/// ([`Column::insert_new`](crate::storage::Column::insert_new)): out of
+/// line, one function per component type shared by every bundle that holds
+/// it, rather than inlined into every `spawn` of every bundle (one call per
+/// value; `spawn_batch` and `spawn_n` write the values of columns with fixed
+/// places straight into their slots, without it).
+#[inline(never)]
+fn insert_fresh<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId, value: C) {
+    C::column_mut(storages).insert_new(id, value);
+}
+
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> sealed::SealedComponents<Cx> for ($($C,)+) {}
@@ -524,7 +535,7 @@ macro_rules! bundle {
                 // Unguarded: only a storage's own `insert_new` could panic
                 // here (built-in ones only fail to allocate, which aborts);
                 // a value it left would be replaced or dropped later.
-                $($C::column_mut(storages).insert_new(id, self.$i);)+
+                $(insert_fresh::<Cx, $C>(storages, id, self.$i);)+
                 // The caller records these components next, and systems
                 // then read them unchecked: a storage that broke the
                 // `Column` contract shows up here in debug builds.
@@ -564,7 +575,7 @@ macro_rules! bundle {
                             // nothing of a slot not yet filled); `k < ids.len()`, so
                             // the slot is that of an id of `ids`.
                             Some(first) => unsafe { first.add(k).write(bundle.$i) },
-                            None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
+                            None => insert_fresh::<Cx, $C>(unstore.storages, EntityId(id as u32), bundle.$i),
                         }
                     )+
                     written.stored = k + 1;
