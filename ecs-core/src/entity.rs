@@ -301,10 +301,7 @@ impl<B: ComponentSet> Entities<B> {
     }
 
     /// The id the next entity created takes, if there is room for one.
-    /// Out of line, as `record_created` is: `create_with` is inlined into
-    /// every `spawn`, and this (the free list's sort included) was compiled
-    /// into each.
-    #[inline(never)]
+    #[inline]
     fn next_index(&mut self) -> Option<u32> {
         self.sort_free();
         if self.free.is_empty() && self.meta.len() >= self.id_limit() {
