@@ -766,42 +766,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
-    /// [`insert_component`](Self::insert_component) for a single insertion
-    /// (`Defer::add`, `EntityMut::add`): only the column's `insert` is
-    /// compiled per component type; recording the bit is in
-    /// [`note_inserted`](Self::note_inserted), out of line and generic over
-    /// the context alone (one call per insertion; loops over many entities
-    /// keep `insert_component`, inlined whole).
-    #[inline]
-    pub(crate) fn add_component<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C) -> Option<C> {
-        // Insert first, then set the bit: if `insert` panics, the bitset still
-        // claims nothing the storage lacks.
-        let old = C::column_mut(&mut self.storages).insert(at.1, value);
-        if self.note_inserted(at, C::INDEX) {
-            old
-        } else {
-            // As in `insert_component`: a value the entity did not hold is
-            // not the entity's to return.
-            drop(old);
-            None
-        }
-    }
-
-    /// Records in its bitset that the live entity of `slot`, whose id is
-    /// `id`, holds component `index`, whose column has just stored a value
-    /// for it; returns whether it held it already.
-    #[inline(never)]
-    fn note_inserted(&mut self, at: (u32, EntityId), index: usize) -> bool {
-        let bits = self.entities.bits_mut(at.1);
-        if bits.contains(index) {
-            return true;
-        }
-        bits.insert(index);
-        // Queued for matching only if a signature names the component.
-        self.entities.noted_bit(at, index, Self::in_signatures(index));
-        false
-    }
-
     /// Removes `C` of the live entity of `slot`, whose id is `id`, clearing
     /// its bit first.
     #[inline(always)]

@@ -340,7 +340,7 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     #[inline(always)]
     pub fn add<C: Component<Cx>>(&mut self, e: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
         match self.cx.entities.resolve(e) {
-            Some(at) => Ok(self.cx.add_component(at, value)),
+            Some(at) => Ok(self.cx.insert_component(at, value)),
             None => Err(NoSuchEntity(e)),
         }
     }

@@ -97,7 +97,7 @@ impl<Cx: ContextDecl> EntityMut<'_, '_, Cx> {
     /// [`Defer::add`], for an entity known to be alive).
     #[inline(always)]
     pub fn add<C: Component<Cx>>(&mut self, value: C) -> Option<C> {
-        self.defer.cx.add_component(self.at, value)
+        self.defer.cx.insert_component(self.at, value)
     }
 
     /// Removes component `C` and returns it; `None` when the entity does not
