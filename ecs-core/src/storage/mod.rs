@@ -205,14 +205,7 @@ pub unsafe trait Column: Send + Sync {
     /// may be leaked but memory stays sound.
     ///
     /// Provided; see [the trait's example](Column), which keeps this default.
-    /// Out of line (the storages that keep it, `sparse_set`, `hash_map`,
-    /// `tag` and groups, insert through hashing, a push or a group's
-    /// bookkeeping, beside which the call is little): one function per
-    /// component type, shared by every bundle that holds the component,
-    /// rather than a copy of the insertion in every `spawn` of every
-    /// bundle. `contiguous` overrides it with an inlined bounds check and
-    /// store.
-    #[inline(never)]
+    #[inline]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         // Dropped at the end of the statement (`drop(...)` would compile one
         // more function per item type in a debug build; so below).
