@@ -397,35 +397,6 @@ unsafe fn drop_written<T>(first: NonNull<T>, n: usize) {
     }
 }
 
-/// Stores `value` for the fresh id `id` in its column
-/// ([`Column::insert_new`](crate::storage::Column::insert_new)), out of
-/// line: one function per component type shared by every bundle that holds
-/// it, rather than inlined into every `spawn` of every bundle. Called by
-/// [`insert_fresh!`] for the columns whose values are not side by side.
-#[inline(never)]
-fn insert_fresh<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId, value: C) {
-    C::column_mut(storages).insert_new(id, value);
-}
-
-/// `insert_fresh!(Cx, C, storages, id, value)`: stores `value` of
-/// component `C` for the fresh id `id`. Columns whose values lie side by
-/// side (`Column::LINEAR`: `contiguous`) store inline, a bounds check and a
-/// store, cheaper than a call (spawning one entity at a time with two
-/// `contiguous` components took 30 instructions more per value through
-/// [`insert_fresh`]); the others through `insert_fresh`, whose insertion
-/// (hashing, a push, a group's bookkeeping) costs far more than the call.
-/// A macro, not a function: the branch is on a constant, so only one arm is
-/// compiled, and there is no wrapper function per component type.
-macro_rules! insert_fresh {
-    ($Cx:ty, $C:ty, $storages:expr, $id:expr, $value:expr) => {
-        if <<$C as Component<$Cx>>::Column as Column>::LINEAR {
-            <$C as Component<$Cx>>::column_mut($storages).insert_new($id, $value)
-        } else {
-            insert_fresh::<$Cx, $C>($storages, $id, $value)
-        }
-    };
-}
-
 macro_rules! bundle {
     ($($C:ident $i:tt),+) => {
         impl<Cx: ContextDecl, $($C: Component<Cx>),+> sealed::SealedComponents<Cx> for ($($C,)+) {}
@@ -553,7 +524,7 @@ macro_rules! bundle {
                 // Unguarded: only a storage's own `insert_new` could panic
                 // here (built-in ones only fail to allocate, which aborts);
                 // a value it left would be replaced or dropped later.
-                $(insert_fresh!(Cx, $C, storages, id, self.$i);)+
+                $($C::column_mut(storages).insert_new(id, self.$i);)+
                 // The caller records these components next, and systems
                 // then read them unchecked: a storage that broke the
                 // `Column` contract shows up here in debug builds.
@@ -593,7 +564,7 @@ macro_rules! bundle {
                             // nothing of a slot not yet filled); `k < ids.len()`, so
                             // the slot is that of an id of `ids`.
                             Some(first) => unsafe { first.add(k).write(bundle.$i) },
-                            None => insert_fresh!(Cx, $C, unstore.storages, EntityId(id as u32), bundle.$i),
+                            None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
                         }
                     )+
                     written.stored = k + 1;
@@ -666,11 +637,15 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     #[inline]
     pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        // `Entities::create_with`'s steps, not a call of it: it takes the
+        // storing as a closure, so it and the closure were compiled per
+        // call site (about 60 lines of IR each); only `store` is per bundle.
         let cx = &mut *self.cx;
-        let storages = &mut cx.storages;
-        cx.entities
-            .create_with(&B::bits(), |id| bundle.store(storages, id))
-            .ok_or_else(|| cx.full())
+        let Some(index) = cx.entities.next_index() else {
+            return Err(cx.full());
+        };
+        bundle.store(&mut cx.storages, EntityId(index));
+        Ok(cx.entities.record_created(index, &B::bits()))
     }
 
     /// Creates one entity per bundle of `bundles`, all or none, and returns
