@@ -705,9 +705,21 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         B: Bundle<Cx>,
         I: IntoIterator<Item = B>,
     {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let bundles = bundles.into_iter();
         match bundles.size_hint() {
-            (low, Some(high)) if low == high => self.spawn_counted(bundles, low),
+            (low, Some(high)) if low == high => {
+                // `low` bundles, so the iterator says (a safe promise, which
+                // it may break: `store_fresh` stores no more than `ids`
+                // holds, and tells how many it stored). Here rather than in
+                // a function of its own, which was compiled per call site
+                // besides this one (about 100 lines of IR each).
+                let ids = self.batch_ids(low)?;
+                let count = ids.len();
+                let stored = B::store_fresh(&mut self.cx.storages, ids, bundles);
+                debug_assert!(stored <= count);
+                Ok(self.record_batch(stored, &B::bits()))
+            }
             _ => {
                 // A loop of pushes, not `collect`: `collect` compiles its
                 // specialisations (`from_iter`, `extend_trusted`) for each
@@ -724,7 +736,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 
     /// [`spawn_batch`](Self::spawn_batch) of bundles collected first (from
     /// an iterator that does not tell its length), each stored by
-    /// `Bundle::store`: not through `spawn_counted`, whose second copy per
+    /// `Bundle::store`: not through `store_fresh`, whose second copy per
     /// call site (for `vec::IntoIter`, besides the caller's iterator) was
     /// about 500 lines of IR for a path that iterators of known length never
     /// take. Only the moving out and storing of one bundle is compiled per
@@ -840,21 +852,6 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         debug_assert_eq!(ids.len(), n);
         B::store_copies(&mut self.cx.storages, ids.clone(), bundle);
         Ok(self.record_batch(ids.len(), &B::bits()))
-    }
-
-    /// [`spawn_batch`](Self::spawn_batch) of `n` bundles (so the iterator
-    /// says; a safe promise, which an iterator may break).
-    fn spawn_counted<B: Bundle<Cx>>(
-        &mut self,
-        bundles: impl Iterator<Item = B>,
-        n: usize,
-    ) -> Result<Spawned, ContextFull> {
-        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
-        let ids = self.batch_ids(n)?;
-        let count = ids.len();
-        let stored = B::store_fresh(&mut self.cx.storages, ids, bundles);
-        debug_assert!(stored <= count);
-        Ok(self.record_batch(stored, &B::bits()))
     }
 
     /// The ids of a batch of `n` entities: the next ones, in one run, with
