@@ -739,66 +739,39 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// `Bundle::store`: not through `store_fresh`, whose second copy per
     /// call site (for `vec::IntoIter`, besides the caller's iterator) was
     /// about 500 lines of IR for a path that iterators of known length never
-    /// take. Only the moving out and storing of one bundle is compiled per
-    /// bundle type; the rest, in [`spawn_each`](Self::spawn_each), once per
-    /// context (this path already collects: one indirect call per bundle
-    /// is noise beside it).
+    /// take.
     fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Vec<B>) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
-        let n = bundles.len();
+        let ids = self.batch_ids(bundles.len())?;
+        // `batch_ids` checked the room for every bundle: `ids` is as long
+        // as `bundles`.
+        let n = ids.len();
+        debug_assert_eq!(n, bundles.len());
+        // A panic (of a storage: built-in ones only fail to allocate, which
+        // aborts) leaves no value behind: `unstore` removes those of the ids
+        // stored so far, the one being stored included, and `rest` drops the
+        // bundles not stored yet.
+        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, B::bits(), ids.start..ids.start);
         // The bundles are moved out by index, not through `vec::IntoIter`
         // and `zip`, whose code (five functions) was compiled for every
         // bundle type. The vector keeps its buffer (freed when it drops)
-        // and gives up its values to `rest`, which drops those not stored
-        // (all of them when the context is full, the rest on a panic).
+        // and gives up its values to `rest`.
         let first = bundles.as_mut_ptr();
         // SAFETY: 0 is within the capacity, and the `n` values stay where
         // they are, owned by `rest` from here (`Unread`'s contract).
         unsafe { bundles.set_len(0) };
         let mut rest = Unread { first, next: 0, len: n };
-        let mut store = |storages: &mut Cx::Storages, id: EntityId| {
-            if rest.next >= rest.len {
-                return false;
-            }
-            // SAFETY: `next < len`: the value is initialised and not moved
-            // out yet; `next` moves past it before anything else can panic,
-            // so it is moved out once.
-            let bundle = unsafe { rest.first.add(rest.next).read() };
-            rest.next += 1;
-            bundle.store(storages, id);
-            true
-        };
-        self.spawn_each(n, &B::bits(), &mut store)
-    }
-
-    /// Creates `n` entities holding `bits`, all or none, each stored by one
-    /// call of `store` for its id (which returns whether it stored a value
-    /// of every component of `bits`; the batch stops at the first that did
-    /// not, and records only those before it). Generic over the context
-    /// alone: compiled once, whatever the bundles.
-    fn spawn_each(
-        &mut self,
-        n: usize,
-        bits: &Cx::Bits,
-        store: &mut dyn FnMut(&mut Cx::Storages, EntityId) -> bool,
-    ) -> Result<Spawned, ContextFull> {
-        let ids = self.batch_ids(n)?;
-        // A panic (of a storage: built-in ones only fail to allocate, which
-        // aborts) leaves no value behind: `unstore` removes those of the ids
-        // stored so far, the one being stored included.
-        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, *bits, ids.start..ids.start);
-        let mut stored = 0;
-        for id in ids {
-            unstore.ids.end = id + 1;
-            if !store(unstore.storages, EntityId(id as u32)) {
-                // Nothing stored for `id`: keep the others.
-                unstore.ids.end = id;
-                break;
-            }
-            stored += 1;
+        for k in 0..n {
+            unstore.ids.end = ids.start + k + 1;
+            // SAFETY: `k < len` and `next == k`: the value is initialised
+            // and not moved out yet; `next` moves past it before anything
+            // else can panic, so it is moved out once.
+            let bundle = unsafe { first.add(k).read() };
+            rest.next = k + 1;
+            bundle.store(unstore.storages, EntityId((ids.start + k) as u32));
         }
         unstore.disarm();
-        Ok(self.record_batch(stored, bits))
+        Ok(self.record_batch(n, &B::bits()))
     }
 
     /// Creates `n` entities, each holding a copy of `bundle` (clones of it,
