@@ -1,8 +1,7 @@
 //! `spawn` and `spawn_batch` of an iterator of unknown length (collected,
 //! then stored bundle by bundle) with a value in every storage
-//! (`contiguous`, stored inline; `sparse_set`, `hash_map`, `tag` and both
-//! members of a group, stored through one out-of-line function per
-//! component type): the values land on their entities, every value is
+//! (`contiguous`, `sparse_set`, `hash_map`, `tag` and both members of a
+//! group): the values land on their entities, every value is
 //! dropped exactly once (with its entity, or when the context is full and
 //! the bundles are refused, a panicking `drop` among them stopping none of
 //! the others), and systems match the new entities.
