@@ -302,7 +302,7 @@ impl<B: ComponentSet> Entities<B> {
 
     /// The id the next entity created takes, if there is room for one.
     #[inline]
-    fn next_index(&mut self) -> Option<u32> {
+    pub(crate) fn next_index(&mut self) -> Option<u32> {
         self.sort_free();
         if self.free.is_empty() && self.meta.len() >= self.id_limit() {
             return None;
@@ -314,7 +314,7 @@ impl<B: ComponentSet> Entities<B> {
     /// Records a new entity with id `index` (from `next_index`, the free
     /// list unchanged since) holding `bits`: the lowest free slot, or a
     /// fresh one.
-    fn record_created(&mut self, index: u32, bits: &B) -> Entity {
+    pub(crate) fn record_created(&mut self, index: u32, bits: &B) -> Entity {
         let e = if !self.free.is_empty() {
             self.reuse_free_slot(index, bits)
         } else {

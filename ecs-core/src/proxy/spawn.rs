@@ -637,11 +637,16 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     #[inline]
     pub fn spawn<B: Bundle<Cx>>(&mut self, bundle: B) -> Result<Entity, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
+        // `Entities::create_with`'s steps, not a call of it: it takes the
+        // storing as a closure, so it and the closure were compiled per
+        // call site (about 70 lines of IR each, at 64/32 1 400 lines in all);
+        // only `store` is per bundle.
         let cx = &mut *self.cx;
-        let storages = &mut cx.storages;
-        cx.entities
-            .create_with(&B::bits(), |id| bundle.store(storages, id))
-            .ok_or_else(|| cx.full())
+        let Some(index) = cx.entities.next_index() else {
+            return Err(cx.full());
+        };
+        bundle.store(&mut cx.storages, EntityId(index));
+        Ok(cx.entities.record_created(index, &B::bits()))
     }
 
     /// Creates one entity per bundle of `bundles`, all or none, and returns
@@ -701,9 +706,21 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         B: Bundle<Cx>,
         I: IntoIterator<Item = B>,
     {
+        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let bundles = bundles.into_iter();
         match bundles.size_hint() {
-            (low, Some(high)) if low == high => self.spawn_counted(bundles, low),
+            (low, Some(high)) if low == high => {
+                // `low` bundles, so the iterator says (a safe promise, which
+                // it may break: `store_fresh` stores no more than `ids`
+                // holds, and tells how many it stored). Here rather than in
+                // a function of its own, which was compiled per call site
+                // besides this one (137 lines of IR each; here, 25 fewer).
+                let ids = self.batch_ids(low)?;
+                let count = ids.len();
+                let stored = B::store_fresh(&mut self.cx.storages, ids, bundles);
+                debug_assert!(stored <= count);
+                Ok(self.record_batch(stored, &B::bits()))
+            }
             _ => {
                 // A loop of pushes, not `collect`: `collect` compiles its
                 // specialisations (`from_iter`, `extend_trusted`) for each
@@ -720,7 +737,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
 
     /// [`spawn_batch`](Self::spawn_batch) of bundles collected first (from
     /// an iterator that does not tell its length), each stored by
-    /// `Bundle::store`: not through `spawn_counted`, whose second copy per
+    /// `Bundle::store`: not through `store_fresh`, whose second copy per
     /// call site (for `vec::IntoIter`, besides the caller's iterator) was
     /// about 500 lines of IR for a path that iterators of known length never
     /// take.
@@ -809,21 +826,6 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         debug_assert_eq!(ids.len(), n);
         B::store_copies(&mut self.cx.storages, ids.clone(), bundle);
         Ok(self.record_batch(ids.len(), &B::bits()))
-    }
-
-    /// [`spawn_batch`](Self::spawn_batch) of `n` bundles (so the iterator
-    /// says; a safe promise, which an iterator may break).
-    fn spawn_counted<B: Bundle<Cx>>(
-        &mut self,
-        bundles: impl Iterator<Item = B>,
-        n: usize,
-    ) -> Result<Spawned, ContextFull> {
-        const { assert!(B::DISTINCT, "{}", DUPLICATE) };
-        let ids = self.batch_ids(n)?;
-        let count = ids.len();
-        let stored = B::store_fresh(&mut self.cx.storages, ids, bundles);
-        debug_assert!(stored <= count);
-        Ok(self.record_batch(stored, &B::bits()))
     }
 
     /// The ids of a batch of `n` entities: the next ones, in one run, with
