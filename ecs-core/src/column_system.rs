@@ -8,9 +8,9 @@ use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::pending::Pending;
 use crate::proxy::columns::Columns;
-use crate::run::SubtaskProxy;
 use crate::schedule::{Adapter, Adapters};
 use crate::sparse_set::SparseSet;
+use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 
 /// Marks system `Self` of context `Cx` as a column step (declared with
@@ -175,6 +175,7 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for ColumnsProxy {
         set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
+        _: bool,
         output: &'a mut S::Output,
         _: &'a mut Pending<Cx>,
     ) -> Columns<'a, Cx, S> {

@@ -63,6 +63,7 @@ pub mod storage;
 mod stream;
 mod stream_run;
 mod subscriptions;
+mod subtask_proxy;
 mod system;
 mod system_cell;
 

@@ -7,9 +7,10 @@ use crate::decl::SlotCore;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::event_sink::EventSink;
 use crate::pending::Pending;
-use crate::proxy::Data;
+use crate::proxy::data::DataProxy;
 use crate::refresh_core::RefreshCore;
 use crate::sparse_set::SparseSet;
+use crate::subtask_proxy::SubtaskProxy;
 use crate::system::System;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
@@ -221,15 +222,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         // compile; a system that never splits (a constant: its strategy and
         // the context's `inner_parallelism`) compiles no split run at all,
         // neither `run_subtasks`' call nor the trait object's method.
-        let job = SystemSubtask::<Cx, S, P, _, _> {
-            cx: self,
-            set,
-            subtasks,
-            shared: state,
-            process: &process,
-            reset: &reset,
-            proxy: PhantomData,
-        };
         if const { Cx::SETTINGS.inner_parallelism && S::PARALLELISM.may_split() } {
             // A system that may split, split or not this time: through
             // `run_subtasks` and the same out-of-line `Subtask::run` for
@@ -238,6 +230,15 @@ impl<Cx: ContextDecl> Context<Cx> {
             // queue's hand-over and unwinding once per output type, not
             // again in the context's `dispatch` (into which LLVM inlines
             // every `run_with`).
+            let job = SystemSubtask::<Cx, S, P, _, _> {
+                cx: self,
+                set,
+                subtasks,
+                shared: state,
+                process: &process,
+                reset: &reset,
+                proxy: PhantomData,
+            };
             self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
         } else {
             // The run of a system that never splits: one subtask, on this
@@ -254,8 +255,21 @@ impl<Cx: ContextDecl> Context<Cx> {
             };
             // A panicking run's changes are dropped, not applied later.
             let guard = ClearOnUnwind(&mut *pending);
-            // SAFETY: subtask 0 of 1, run once.
-            unsafe { job.run_part(0, 1, output, &mut *guard.0) };
+            // Here rather than in a method of `job`: in a debug build each
+            // layer is one more function per system.
+            reset(output);
+            // SAFETY: `set` holds the system's subscribers (perhaps in the
+            // set it shares with systems matching the same ids:
+            // `Subscriptions`' invariant), distinct (a sparse set) and
+            // matched before any system ran (`run_selected`, `run_all`), so
+            // each holds the system's signature; nothing changes components
+            // while systems run (that needs `&mut Context`). Subtask 0 of 1,
+            // run once, gets the whole set. The scheduler runs only systems
+            // the declaration proves compatible at the same time
+            // (`ContextDecl`'s contract).
+            process(state, &mut unsafe {
+                P::new(self, set, 0, 1, false, output, &mut *guard.0)
+            });
             core::mem::forget(guard);
             if !pending.is_empty() {
                 self.hand_over(S::INDEX, core::slice::from_mut(pending));
@@ -397,120 +411,10 @@ where
     /// whole set): not specialised for one subtask.
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
         (self.reset)(output);
-        // SAFETY: as in `run_part` (the caller's contract is its own);
-        // `subtasks` is the run's.
-        let mut proxy = unsafe { P::new_part(self.cx, self.set, i, self.subtasks, output, pending) };
+        // SAFETY: as in `run_with`'s run of one subtask (`i` below the
+        // run's `subtasks` and run once: the caller's contract).
+        let mut proxy = unsafe { P::new(self.cx, self.set, i, self.subtasks, true, output, pending) };
         (self.process)(self.shared, &mut proxy);
-    }
-}
-
-impl<Cx, S, P, F, R> SystemSubtask<'_, Cx, S, P, F, R>
-where
-    Cx: ContextDecl,
-    S: SystemOf<Cx>,
-    P: SubtaskProxy<Cx, S>,
-    F: Fn(&S, &mut P::Proxy<'_>) + Sync,
-    R: Fn(&mut S::Output) + Sync,
-{
-    /// Runs subtask `i` of `subtasks` (`self.subtasks`) with its output
-    /// (reset first) and queue.
-    ///
-    /// # Safety
-    /// As [`Subtask::run`]; `subtasks` is the run's count of subtasks.
-    #[inline(always)]
-    unsafe fn run_part(&self, i: usize, subtasks: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
-        (self.reset)(output);
-        // SAFETY: `set` holds the system's subscribers (perhaps in the set
-        // it shares with systems matching the same ids: `Subscriptions`'
-        // invariant), distinct (a sparse set) and matched before any
-        // system ran (`run_selected`, `run_all`), so each holds the
-        // system's signature; nothing changes components while systems run
-        // (that needs `&mut Context`). Subtask `i` of `subtasks` gets its
-        // own part of the set (each `i` runs once: caller; and every proxy
-        // splits one set into the same parts). The scheduler runs only
-        // systems the declaration proves compatible at the same time
-        // (`ContextDecl`'s contract).
-        let mut proxy = unsafe { P::new(self.cx, self.set, i, subtasks, output, pending) };
-        (self.process)(self.shared, &mut proxy);
-    }
-}
-
-/// The proxy a run ([`Context::run_with`]) hands each subtask of system
-/// `S`: [`Data`] for entity systems ([`DataProxy`]), `Columns` for column
-/// steps (`ColumnsProxy`).
-pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
-    /// The proxy, borrowing the context for `'a`.
-    type Proxy<'a>;
-
-    /// The proxy of subtask `subtask` of `subtasks` over the ids of `set`.
-    ///
-    /// # Safety
-    /// - every id in `set` is distinct and holds every component of `S`'s
-    ///   signature for `'a`, during which nothing adds or removes components;
-    /// - for `'a`, the only code touching components `S` writes, for the
-    ///   ids of this subtask's part of `set`
-    ///   ([`subtask_range`](crate::schedule::subtask_range)), is this proxy;
-    ///   other subtasks of `S` get the other parts of the same `set`, split
-    ///   into the same `subtasks`;
-    /// - systems running at the same time as `S` are compatible with it.
-    unsafe fn new<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Self::Proxy<'a>;
-
-    /// As [`new`](Self::new), for a run that may split (`Subtask::run`,
-    /// whatever the count of subtasks): not specialised for one subtask.
-    ///
-    /// # Safety
-    /// As [`new`](Self::new).
-    #[inline(always)]
-    unsafe fn new_part<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Self::Proxy<'a> {
-        // SAFETY: the caller's contract is `new`'s.
-        unsafe { Self::new(cx, set, subtask, subtasks, output, pending) }
-    }
-}
-
-/// Builds a [`Data`] proxy per subtask.
-pub(crate) enum DataProxy {}
-
-impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
-    type Proxy<'a> = Data<'a, Cx, S>;
-
-    #[inline(always)]
-    unsafe fn new<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Data<'a, Cx, S> {
-        // SAFETY: `Data::new`'s contract is this one (caller).
-        unsafe { Data::new(cx, set, subtask, subtasks, output, pending) }
-    }
-
-    #[inline(always)]
-    unsafe fn new_part<'a>(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Data<'a, Cx, S> {
-        // SAFETY: `Data::new_part`'s contract is this one (caller).
-        unsafe { Data::new_part(cx, set, subtask, subtasks, output, pending) }
     }
 }
 

@@ -25,10 +25,11 @@
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::pending::Pending;
-use crate::proxy::Data;
+use crate::proxy::data::DataProxy;
 use crate::run::{gather, DropPendingOnUnwind};
 use crate::sparse_set::SparseSet;
 use crate::stream::{Channel, Consumes, Stream, Taken};
+use crate::subtask_proxy::SubtaskProxy;
 use crate::system::System;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
@@ -228,8 +229,17 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
             // `subtasks` is claimed once (`next`), so its range is its own;
             // systems running at the same time as `P` are compatible with it
             // (the consumer too: `run_stream`'s contract).
-            let mut data =
-                unsafe { Data::<Cx, P>::new(self.cx, self.set, i, self.subtasks, &mut output, &mut pending) };
+            let mut data = unsafe {
+                <DataProxy as SubtaskProxy<Cx, P>>::new(
+                    self.cx,
+                    self.set,
+                    i,
+                    self.subtasks,
+                    false,
+                    &mut output,
+                    &mut pending,
+                )
+            };
             self.state.process(&mut data, self.args);
         }
         (self.as_stream)(&mut output).finish();
@@ -257,7 +267,7 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
         // SAFETY: `set` holds `C`'s subscribers, matched before any system
         // ran; `C` runs as one subtask of one; systems running at the same
         // time are compatible with `C` (`run_stream`'s contract).
-        let mut data = unsafe { Data::<Cx, C>::new(self.cx, set, 0, 1, output, pending) };
+        let mut data = unsafe { <DataProxy as SubtaskProxy<Cx, C>>::new(self.cx, set, 0, 1, false, output, pending) };
         let mut items = Vec::new();
         let mut patient = patient;
         loop {

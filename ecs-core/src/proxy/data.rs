@@ -12,6 +12,7 @@ use crate::query::{is_valid, Query, SharedQuery};
 use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
+use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
@@ -130,77 +131,30 @@ pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     view: View<'a, Cx, S>,
 }
 
-impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
-    /// Whether a walk over ids that are not one run walks them run by run
-    /// (`walk_runs`): under `layout: archetypes`, where a system's ids are
-    /// a few runs; elsewhere they may be scattered, and the search for each
-    /// run's end would be paid per id.
-    const RUNS: bool = matches!(Cx::SETTINGS.layout, crate::layout::Layout::Archetypes);
+/// Builds a [`Data`] proxy per subtask of a system's run.
+pub(crate) enum DataProxy {}
 
-    /// The proxy of subtask `subtask` of `subtasks` over `all`.
-    ///
-    /// # Safety
-    /// - every id in `set` is distinct and holds every component of `S`'s
-    ///   signature for `'a`, during which nothing adds or removes components;
-    /// - for `'a`, the only code touching components `S` writes, for the
-    ///   entities in `all[range]`, is this proxy; other subtasks of `S` get
-    ///   disjoint ranges of the same `all`;
-    /// - systems running at the same time as `S` are compatible with it.
-    pub(crate) unsafe fn new(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Self {
-        let (all, range, run) = span(set, subtask, subtasks);
-        // SAFETY: the caller's contract.
-        unsafe { Self::with_span(cx, set, all, range, run, subtask, subtasks, output, pending) }
-    }
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
+    type Proxy<'a> = Data<'a, Cx, S>;
 
-    /// [`new`](Self::new) for a run that may split, whatever its count of
-    /// subtasks (one included): the part is found out of line, by code
-    /// compiled once, rather than the whole set's inline in each system's
-    /// copy.
-    ///
-    /// # Safety
-    /// As [`new`](Self::new).
+    /// The proxy, built here from its fields: the one function per system
+    /// that builds it (in a debug build, where nothing is inlined before
+    /// LLVM, each layer of construction was one more).
     #[inline(always)]
-    pub(crate) unsafe fn new_part(
+    unsafe fn new<'a>(
         cx: &'a Context<Cx>,
         set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
+        may_split: bool,
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
-    ) -> Self {
-        let (all, range, run) = part(set, subtask, subtasks);
-        // SAFETY: the caller's contract.
-        unsafe { Self::with_span(cx, set, all, range, run, subtask, subtasks, output, pending) }
-    }
-
-    /// The proxy over `all[range]` (`run`: the ids of `set` as a range,
-    /// when they are one run).
-    ///
-    /// # Safety
-    /// As [`new`](Self::new); `all`, `range` and `run` are `span`'s.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the fields of the view, set by `new` and `new_part` alone"
-    )]
-    #[inline(always)]
-    unsafe fn with_span(
-        cx: &'a Context<Cx>,
-        set: &'a SparseSet,
-        all: &'a [EntityId],
-        range: Range<usize>,
-        run: Option<Range<u32>>,
-        subtask: usize,
-        subtasks: usize,
-        output: &'a mut S::Output,
-        pending: &'a mut Pending<Cx>,
-    ) -> Self {
+    ) -> Data<'a, Cx, S> {
+        let (all, range, run) = if may_split {
+            part(set, subtask, subtasks)
+        } else {
+            span(set, subtask, subtasks)
+        };
         Data {
             view: View {
                 cx,
@@ -215,6 +169,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             },
         }
     }
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
+    /// Whether a walk over ids that are not one run walks them run by run
+    /// (`walk_runs`): under `layout: archetypes`, where a system's ids are
+    /// a few runs; elsewhere they may be scattered, and the search for each
+    /// run's end would be paid per id.
+    const RUNS: bool = matches!(Cx::SETTINGS.layout, crate::layout::Layout::Archetypes);
 
     /// Calls `f` with the view and the item of query `Q` for each entity of
     /// this subtask.
@@ -414,7 +376,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         let fetch = Q::init(view.cx.storages());
         // Why fetching is sound, in both loops: every id is one of this subtask's
         // entities, which hold every component of the signature (guaranteed
-        // by `Data::new`'s caller), and `Q`'s accesses are within the
+        // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
         // system's rights (trait bounds). `Q` itself is conflict-free
         // (`is_valid`); the item lives for one call of `f`, whose view cannot
         // hand out mutable borrows nor borrow components this system writes;
@@ -950,7 +912,7 @@ fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range
 }
 
 /// [`span`] for a part of a split run, or of a run that may split
-/// ([`Data::new_part`]; one subtask of one is the whole set). Out of line:
+/// (`DataProxy::new`; one subtask of one is the whole set). Out of line:
 /// compiled once, in `ecs-core`.
 #[inline(never)]
 fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
@@ -1399,7 +1361,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     pub fn lookup<Q: SharedQuery<Cx, S>>(&self, id: EntityId) -> Option<Q::Item<'a>> {
         self.position(id)?;
         // SAFETY: `id` is an entity of the system, so it holds the system's
-        // signature (`Data::new`'s caller), which covers every component `Q`
+        // signature (`DataProxy::new`'s caller), which covers every component `Q`
         // may name (its trait bounds); `Q` only reads components the system
         // does not write (`SharedQuery`), which no concurrent system writes
         // either; the storages stay shared-borrowed for `'a`.

@@ -141,7 +141,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: SharedQuery<Cx, S>> Lookup<'a, Cx,
             return None;
         }
         // SAFETY: `id` is an entity of the system, so it holds the system's
-        // signature for `'a` (`Data::new`'s caller), which covers every
+        // signature for `'a` (`DataProxy::new`'s caller), which covers every
         // component `Q` may name (its trait bounds); `Q` only reads
         // components the system does not write (`SharedQuery`), which no
         // concurrent system writes either; `fetch` was made from the

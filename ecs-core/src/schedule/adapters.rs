@@ -4,8 +4,8 @@
 
 use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
+use crate::proxy::data::DataProxy;
 use crate::proxy::Data;
-use crate::run::DataProxy;
 use core::marker::PhantomData;
 
 /// Closures to run systems with, for [`Step::run_adapted`](crate::Step::run_adapted).
