@@ -170,12 +170,11 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for ColumnsProxy {
     type Proxy<'a> = Columns<'a, Cx, S>;
 
     #[inline(always)]
-    unsafe fn new<'a>(
+    unsafe fn new<'a, const MAY_SPLIT: bool>(
         cx: &'a Context<Cx>,
         set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
-        _: bool,
         output: &'a mut S::Output,
         _: &'a mut Pending<Cx>,
     ) -> Columns<'a, Cx, S> {

@@ -268,7 +268,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             // the declaration proves compatible at the same time
             // (`ContextDecl`'s contract).
             process(state, &mut unsafe {
-                P::new(self, set, 0, 1, false, output, &mut *guard.0)
+                P::new::<false>(self, set, 0, 1, output, &mut *guard.0)
             });
             core::mem::forget(guard);
             if !pending.is_empty() {
@@ -413,7 +413,7 @@ where
         (self.reset)(output);
         // SAFETY: as in `run_with`'s run of one subtask (`i` below the
         // run's `subtasks` and run once: the caller's contract).
-        let mut proxy = unsafe { P::new(self.cx, self.set, i, self.subtasks, true, output, pending) };
+        let mut proxy = unsafe { P::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);
     }
 }

@@ -230,12 +230,11 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
             // systems running at the same time as `P` are compatible with it
             // (the consumer too: `run_stream`'s contract).
             let mut data = unsafe {
-                <DataProxy as SubtaskProxy<Cx, P>>::new(
+                <DataProxy as SubtaskProxy<Cx, P>>::new::<false>(
                     self.cx,
                     self.set,
                     i,
                     self.subtasks,
-                    false,
                     &mut output,
                     &mut pending,
                 )
@@ -267,7 +266,7 @@ impl<Cx: ContextDecl, P: System<Cx, A>, T, A: ?Sized + Sync> StreamRun<'_, Cx, P
         // SAFETY: `set` holds `C`'s subscribers, matched before any system
         // ran; `C` runs as one subtask of one; systems running at the same
         // time are compatible with `C` (`run_stream`'s contract).
-        let mut data = unsafe { <DataProxy as SubtaskProxy<Cx, C>>::new(self.cx, set, 0, 1, false, output, pending) };
+        let mut data = unsafe { <DataProxy as SubtaskProxy<Cx, C>>::new::<false>(self.cx, set, 0, 1, output, pending) };
         let mut items = Vec::new();
         let mut patient = patient;
         loop {

@@ -19,11 +19,13 @@ pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
 
     /// The proxy of subtask `subtask` of `subtasks` over the ids of `set`.
     ///
-    /// `may_split` is false only for the run of a system that never splits
+    /// `MAY_SPLIT` is false for the run of a system that never splits
     /// (subtask 0 of 1), whose part (the whole set) is found inline, so
     /// that the constant subtask folds into the walk; a run that may split
     /// (`Subtask::run`, whatever its count of subtasks) finds its part out
-    /// of line, by code compiled once rather than in each system's copy.
+    /// of line, by code compiled once rather than in each system's copy. A
+    /// constant, so that a debug build (which folds nothing) generates only
+    /// the way taken.
     ///
     /// # Safety
     /// - every id in `set` is distinct and holds every component of `S`'s
@@ -34,12 +36,11 @@ pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
     ///   other subtasks of `S` get the other parts of the same `set`, split
     ///   into the same `subtasks`;
     /// - systems running at the same time as `S` are compatible with it.
-    unsafe fn new<'a>(
+    unsafe fn new<'a, const MAY_SPLIT: bool>(
         cx: &'a Context<Cx>,
         set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
-        may_split: bool,
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Self::Proxy<'a>;

@@ -141,16 +141,15 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
     /// that builds it (in a debug build, where nothing is inlined before
     /// LLVM, each layer of construction was one more).
     #[inline(always)]
-    unsafe fn new<'a>(
+    unsafe fn new<'a, const MAY_SPLIT: bool>(
         cx: &'a Context<Cx>,
         set: &'a SparseSet,
         subtask: usize,
         subtasks: usize,
-        may_split: bool,
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Data<'a, Cx, S> {
-        let (all, range, run) = if may_split {
+        let (all, range, run) = if MAY_SPLIT {
             part(set, subtask, subtasks)
         } else {
             span(set, subtask, subtasks)
