@@ -210,11 +210,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         let (state, outputs, scratch) = unsafe { slot.cell.run() };
         before(state);
         let set = self.subscriptions.of(S::INDEX);
-        let subtasks = if Cx::SETTINGS.inner_parallelism {
-            S::PARALLELISM.subtasks(set.len(), self.threads)
-        } else {
-            1
-        };
         // Only what depends on `S` is generic over it: the subtask's code.
         // The rest of a split run (outputs, queues, threads) is
         // `run_subtasks`, one copy per output type, calling the subtask
@@ -229,7 +224,9 @@ impl<Cx: ContextDecl> Context<Cx> {
             // (inlined when small) are compiled once per system, and the
             // queue's hand-over and unwinding once per output type, not
             // again in the context's `dispatch` (into which LLVM inlines
-            // every `run_with`).
+            // every `run_with`). The count of subtasks is asked for here
+            // only: a run that never splits has one.
+            let subtasks = S::PARALLELISM.subtasks(set.len(), self.threads);
             let job = SystemSubtask::<Cx, S, P, _, _> {
                 cx: self,
                 set,
