@@ -5,15 +5,18 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::drop_apart::DropApart;
 use crate::entity::Entities;
 use crate::error::ContextFull;
-use crate::event_sink::Event;
+use crate::event_sink::{Event, EventSink, NoEvents};
+use crate::events::RefreshEvents;
 use crate::handle::{Entity, EntityId};
 use crate::liveness::Liveness;
 use crate::names::Names;
+use crate::proxy::Step;
 use crate::refresh_core::{Parts, RefreshCore};
 use crate::resource::Resource;
 use crate::schedule::Team;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
+use crate::system::System;
 use core::sync::atomic::AtomicBool;
 
 /// The runtime of a context declared with `declare_context!`.
@@ -210,6 +213,80 @@ impl<Cx: ContextDecl> Context<Cx> {
             threads,
             gathered: AtomicBool::new(false),
         }
+    }
+
+    /// Runs `f` with a step proxy, then refreshes; returns what `f` returns.
+    ///
+    /// # Examples
+    /// ```
+    /// # pub struct Position(pub f32);
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems {}
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// // The closure's result is the step's.
+    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
+    /// world.step(|p| {
+    ///     p.kill(e);
+    ///     // Killed entities read dead at once...
+    ///     assert!(!p.is_alive(e));
+    /// });
+    /// // ...and are reclaimed by the refresh that ends the step.
+    /// assert!(world.is_empty());
+    /// ```
+    pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
+        self.step_inner(&mut NoEvents, false, f)
+    }
+
+    /// As [`step`](Self::step), calling the handlers of `events` for the
+    /// subscriptions and reclamations it causes.
+    ///
+    /// # Examples
+    /// ```
+    /// use ecs::RefreshEvents;
+    /// # pub struct Position(pub f32);
+    /// # #[derive(Default)]
+    /// # pub struct Draw;
+    /// # impl ecs::System<World> for Draw {
+    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
+    /// # }
+    /// # ecs::declare_context! {
+    /// #     pub context World {
+    /// #         components { Position: contiguous; }
+    /// #         systems { draw: Draw { read: [Position] } }
+    /// #     }
+    /// # }
+    /// let mut world = World::new();
+    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
+    /// let (mut left, mut reclaimed) = (Vec::new(), Vec::new());
+    /// let mut events = RefreshEvents::new()
+    ///     .on_unsubscribe::<Draw>(|e| left.push(e))
+    ///     .on_reclaim(|e| reclaimed.push(e));
+    /// world.step_with(&mut events, |p| p.kill(e));
+    /// drop(events);
+    /// assert_eq!(left, [e]);
+    /// assert_eq!(reclaimed, [e]);
+    /// ```
+    pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
+        let collect = events.wants();
+        self.step_inner(events, collect, f)
+    }
+
+    /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    ///
+    /// # Safety
+    /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
+    /// thread) calls may call it (generated [`Dispatch`](crate::run::Dispatch)
+    /// code does): the scheduler runs each system once, never beside a
+    /// conflicting one, after matching.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        // SAFETY: the caller's obligations are `run_system_with_data`'s.
+        unsafe { self.run_system_with_data::<S, A>(args) }
     }
 
     /// Number of live entities.

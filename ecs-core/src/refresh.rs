@@ -1,12 +1,12 @@
-//! A step (`Context::step` and `step_with`): the closure given the step
-//! proxy, then the refresh that ends it (deferred functions, kills,
-//! reclamation, matching, event handlers).
+//! The body of a step (`Context::step` and `step_with` are declared in
+//! `context.rs`, so that errors name them `Context::step`): the closure
+//! given the step proxy, then the refresh that ends it (deferred functions,
+//! kills, reclamation, matching, event handlers).
 
 use crate::context::Context;
 use crate::decl::ContextDecl;
 use crate::entity::Table;
-use crate::event_sink::{fire_all, EventSink, NoEvents};
-use crate::events::RefreshEvents;
+use crate::event_sink::{fire_all, EventSink};
 use crate::handle::EntityId;
 use crate::layout::Layout;
 use crate::proxy::{Defer, Step};
@@ -18,66 +18,6 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// `arrange_archetypes` (code behind a constant `false` is not
     /// instantiated).
     const ARCHETYPES: bool = matches!(Cx::SETTINGS.layout, Layout::Archetypes);
-
-    /// Runs `f` with a step proxy, then refreshes; returns what `f` returns.
-    ///
-    /// # Examples
-    /// ```
-    /// # pub struct Position(pub f32);
-    /// # ecs::declare_context! {
-    /// #     pub context World {
-    /// #         components { Position: contiguous; }
-    /// #         systems {}
-    /// #     }
-    /// # }
-    /// let mut world = World::new();
-    /// // The closure's result is the step's.
-    /// let e = world.step(|p| p.spawn((Position(1.0),)).unwrap());
-    /// world.step(|p| {
-    ///     p.kill(e);
-    ///     // Killed entities read dead at once...
-    ///     assert!(!p.is_alive(e));
-    /// });
-    /// // ...and are reclaimed by the refresh that ends the step.
-    /// assert!(world.is_empty());
-    /// ```
-    pub fn step<R>(&mut self, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        self.step_inner(&mut NoEvents, false, f)
-    }
-
-    /// As [`step`](Self::step), calling the handlers of `events` for the
-    /// subscriptions and reclamations it causes.
-    ///
-    /// # Examples
-    /// ```
-    /// use ecs::RefreshEvents;
-    /// # pub struct Position(pub f32);
-    /// # #[derive(Default)]
-    /// # pub struct Draw;
-    /// # impl ecs::System<World> for Draw {
-    /// #     fn process(&self, _: &mut ecs::Data<'_, World, Self>, _: &()) {}
-    /// # }
-    /// # ecs::declare_context! {
-    /// #     pub context World {
-    /// #         components { Position: contiguous; }
-    /// #         systems { draw: Draw { read: [Position] } }
-    /// #     }
-    /// # }
-    /// let mut world = World::new();
-    /// let e = world.step(|p| p.spawn((Position(0.0),)).unwrap());
-    /// let (mut left, mut reclaimed) = (Vec::new(), Vec::new());
-    /// let mut events = RefreshEvents::new()
-    ///     .on_unsubscribe::<Draw>(|e| left.push(e))
-    ///     .on_reclaim(|e| reclaimed.push(e));
-    /// world.step_with(&mut events, |p| p.kill(e));
-    /// drop(events);
-    /// assert_eq!(left, [e]);
-    /// assert_eq!(reclaimed, [e]);
-    /// ```
-    pub fn step_with<R>(&mut self, events: &mut RefreshEvents<'_, Cx>, f: impl FnOnce(&mut Step<'_, Cx>) -> R) -> R {
-        let collect = events.wants();
-        self.step_inner(events, collect, f)
-    }
 
     /// A step whose handlers (`events`) are set when `collect` holds: known
     /// once here (the handlers cannot change while the step borrows them),

@@ -90,16 +90,15 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 }
 
 impl<Cx: ContextDecl> Context<Cx> {
-    /// Runs system `S` with `args`: `before`, every subtask, `after`.
+    /// [`Context::run_system`]'s body (the method itself is declared in
+    /// `context.rs`, so that errors name it `Context::run_system`: rustc
+    /// names an inherent method by its type's path only when the `impl`
+    /// sits in the type's module).
     ///
     /// # Safety
-    /// Only the dispatch that `run_selected` (or `run_all`'s loop on one
-    /// thread) calls may call it (generated [`Dispatch`](crate::run::Dispatch)
-    /// code does): the scheduler runs each system once, never beside a
-    /// conflicting one, after matching.
-    #[doc(hidden)]
+    /// As [`Context::run_system`].
     #[inline(always)]
-    pub unsafe fn run_system<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+    pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         self.run_with::<S, DataProxy>(
             |s| s.before(args),
             |s, data| s.process(data, args),

@@ -2,6 +2,14 @@
 //! the `crate::` paths it names, a file that names it back (style.md). A
 //! cycle fails this test with the files around it.
 //!
+//! One exception, [`ENTRY_POINTS`]: `Context`'s entry points are declared
+//! beside `Context`, though their signatures name the higher concepts they
+//! hand out (the step proxy, the `System` trait), because rustc names an
+//! inherent method by its type's path (`Context::<Cx>::step`) only when the
+//! `impl` sits in the type's module; elsewhere, errors would read
+//! `ecs_core::refresh::<impl ecs::Context<Cx>>::step`. Their bodies live
+//! with those concepts. The test fails if an exception is no longer needed.
+//!
 //! A file's edges are the modules its `crate::a::b::Item` paths resolve to
 //! (the longest module prefix, following a directory module's `pub use
 //! child::Item` to the child). `super::` paths stay inside a directory
@@ -176,9 +184,21 @@ fn find_cycle(edges: &BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
     None
 }
 
+/// Edges left out of the graph, each with the item that needs it:
+/// `Context::step`/`step_with` (their closures take a `Step`) and
+/// `Context::run_system` (bound by `System`), declared in `context.rs` for
+/// their names in errors (the module's documentation says why).
+const ENTRY_POINTS: [(&str, &str); 2] = [("context", "proxy::step"), ("context", "system")];
+
 #[test]
 fn ecs_core_files_form_a_dag() {
-    let edges = edges(&sources());
+    let mut edges = edges(&sources());
+    for (from, to) in ENTRY_POINTS {
+        let list = edges.get_mut(from).unwrap();
+        let at = list.iter().position(|t| t == to);
+        assert!(at.is_some(), "{from} no longer names {to}: remove it from ENTRY_POINTS");
+        list.remove(at.unwrap());
+    }
     // The parser sees the crate: the files every runtime concept builds on.
     assert!(edges["context"].contains(&"decl".to_owned()), "{:?}", edges["context"]);
     assert!(
