@@ -7,31 +7,11 @@
 
 use ecs::Entity;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
-/// Which values were dropped, by their number, in order.
-type Ledger = Arc<Mutex<Vec<u32>>>;
+#[path = "support/tracked.rs"]
+mod tracked;
+use tracked::{tracked, Ledger};
 
-macro_rules! tracked {
-    ($($name:ident),+) => {$(
-        /// Records its number in the ledger when dropped; panics doing so
-        /// when `bomb` is set.
-        #[derive(Debug)]
-        pub struct $name {
-            pub n: u32,
-            pub bomb: bool,
-            pub ledger: Ledger,
-        }
-        impl Drop for $name {
-            fn drop(&mut self) {
-                self.ledger.lock().unwrap_or_else(|e| e.into_inner()).push(self.n);
-                if self.bomb {
-                    panic!("a component's drop fails");
-                }
-            }
-        }
-    )+};
-}
 tracked!(InSlot, AlsoInSlot, InSparse, InMap);
 
 #[derive(Debug, Clone, Copy, PartialEq)]
