@@ -1,0 +1,382 @@
+//! Attacks on the unsafe code the performance rounds changed in `spawn`,
+//! `spawn_batch`'s known-length path and `EntityMut`'s kept copy of the
+//! entity's component set, with a value in every storage (`contiguous`,
+//! `sparse_set`, `hash_map`, `tag`, both members of a group and a
+//! many-instance component), under both layouts, on one and two threads:
+//! an iterator that panics at each bundle, one whose exact length lies (the
+//! bundles it did not give dropped with it, one of them panicking), full
+//! fixed contexts, panicking `drop`s through one `EntityMut` kept across
+//! the panic, and stale handles. Each time: the error or panic reaches the
+//! caller, no entity is half made, every value is dropped exactly once,
+//! and a system reading every component (through the unchecked fetch)
+//! sees exactly the entities that hold them. Small enough for Miri.
+
+use ecs::{Data, Entity, Instances, Many, System};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+#[path = "support/tracked.rs"]
+mod tracked;
+use tracked::{tracked, Ledger};
+
+tracked!(InSlot, InSparse, InMap, GroupA, GroupB, InMany);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Marked;
+
+/// Counts the entities holding every component, and their instances of
+/// `InMany`, each step.
+#[derive(Default)]
+pub struct Count {
+    pub seen: Mutex<(usize, usize)>,
+}
+
+/// The values of bundle `i`, numbered `i * 10 + k` (`k` the component),
+/// whose component `bomb` (if any) panics when dropped.
+fn numbers(i: u32) -> [u32; 6] {
+    [0, 1, 2, 3, 4, 5].map(|k| i * 10 + k)
+}
+
+/// Every number of bundles `bundles`, sorted.
+fn all_numbers(bundles: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut v: Vec<u32> = bundles.flat_map(numbers).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The numbers dropped so far, sorted; then forgotten.
+fn dropped(ledger: &Ledger) -> Vec<u32> {
+    let mut v = std::mem::take(&mut *ledger.lock().unwrap_or_else(|e| e.into_inner()));
+    v.sort_unstable();
+    v
+}
+
+/// A panic of the closure, caught (its message not printed twice).
+fn panics(f: impl FnOnce()) -> bool {
+    catch_unwind(AssertUnwindSafe(f)).is_err()
+}
+
+/// An iterator that claims exactly `claim` items, whatever it holds.
+struct Claims<I> {
+    inner: I,
+    claim: usize,
+}
+
+impl<I: Iterator> Iterator for Claims<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        self.inner.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.claim, Some(self.claim))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Claims<I> {}
+
+macro_rules! case {
+    ($name:ident, $threads:literal, $layout:ident) => {
+        mod $name {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { entities: fixed(6), threads: $threads, layout: $layout }
+                    components {
+                        InSlot: contiguous;
+                        InSparse: sparse_set;
+                        InMap: hash_map;
+                        Marked: tag;
+                        (GroupA, GroupB): grouped;
+                        InMany: many;
+                    }
+                    systems {
+                        count: Count { read: [InSlot, InSparse, InMap, Marked, GroupA, GroupB, InMany] }
+                    }
+                }
+            }
+
+            impl System<Ctx> for Count {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    let mut n = (0, 0);
+                    data.for_each::<(&InSlot, &InSparse, &InMap, &Marked, &GroupA, &GroupB, Instances<InMany>)>(
+                        |(a, b, c, _, d, e, many)| {
+                            // Each value is its entity's: the numbers of one
+                            // bundle.
+                            let i = a.n / 10;
+                            assert_eq!([b.n, c.n, d.n, e.n], [i * 10 + 1, i * 10 + 2, i * 10 + 3, i * 10 + 4]);
+                            n.0 += 1;
+                            n.1 += many.len();
+                        },
+                    );
+                    *self.seen.lock().unwrap() = n;
+                }
+            }
+
+            /// Bundle `i`, its component `bomb` (0..6, the `k` of its
+            /// number) panicking when dropped.
+            fn bundle(i: u32, bomb: Option<u32>, ledger: &Ledger) -> (InSlot, InSparse, InMap, Marked, GroupA, GroupB, Many<InMany>) {
+                let [a, b, c, d, e, f] = numbers(i);
+                let l = || ledger.clone();
+                let bomb = |k| bomb == Some(k);
+                (
+                    InSlot { n: a, bomb: bomb(0), ledger: l() },
+                    InSparse { n: b, bomb: bomb(1), ledger: l() },
+                    InMap { n: c, bomb: bomb(2), ledger: l() },
+                    Marked,
+                    GroupA { n: d, bomb: bomb(3), ledger: l() },
+                    GroupB { n: e, bomb: bomb(4), ledger: l() },
+                    Many::new(InMany { n: f, bomb: bomb(5), ledger: l() }),
+                )
+            }
+
+            /// The entities holding every component and their instances,
+            /// as the system sees them after a step.
+            fn seen(cx: &mut Ctx) -> (usize, usize) {
+                cx.step(|p| p.run_all(&()));
+                *cx.system::<Count>().seen.lock().unwrap()
+            }
+
+            /// Spawns bundles `first..first + n` as a batch of known length
+            /// and checks what they hold.
+            fn spawn_and_check(cx: &mut Ctx, first: u32, n: u32, ledger: &Ledger) -> Vec<Entity> {
+                let es: Vec<Entity> = cx.step(|p| {
+                    p.spawn_batch((first..first + n).map(|i| bundle(i, None, ledger)))
+                        .unwrap()
+                        .collect()
+                });
+                assert_eq!(es.len(), n as usize);
+                cx.step(|p| {
+                    for (i, &e) in (first..).zip(&es) {
+                        assert_eq!(p.get::<InSlot>(e).map(|v| v.n), Some(i * 10));
+                        assert_eq!(p.get::<InMap>(e).map(|v| v.n), Some(i * 10 + 2));
+                        assert_eq!(p.get::<GroupB>(e).map(|v| v.n), Some(i * 10 + 4));
+                        assert!(p.has::<Marked>(e));
+                        assert_eq!(p.instances::<InMany>(e).map(|s| s.len()), Some(1));
+                    }
+                });
+                es
+            }
+
+            /// Kills `es` and checks that their values, and only theirs,
+            /// are dropped, once each, at the next refresh.
+            fn kill_and_check(cx: &mut Ctx, es: &[Entity], ledger: &Ledger, numbers: Vec<u32>) {
+                let before = cx.len();
+                cx.step(|p| {
+                    for &e in es {
+                        assert!(p.kill(e));
+                        // Killed: no longer reachable, in the same step.
+                        assert!(p.entity_mut(e).is_none());
+                    }
+                });
+                cx.step(|_| ());
+                assert_eq!(dropped(ledger), numbers);
+                assert_eq!(cx.len(), before - es.len());
+            }
+
+            #[test]
+            fn a_known_length_batch_panicking_at_each_bundle_makes_nothing() {
+                for k in 0..=3u32 {
+                    let ledger = Ledger::default();
+                    let mut cx = Ctx::new();
+                    let r = panics(|| {
+                        cx.step(|p| {
+                            let _ = p.spawn_batch((0..3u32).map(|i| {
+                                assert!(i != k, "the iterator fails");
+                                bundle(i, None, &ledger)
+                            }));
+                        })
+                    });
+                    assert_eq!(r, k < 3);
+                    if k < 3 {
+                        // The values of the bundles given before the panic,
+                        // each once; no entity.
+                        assert_eq!(dropped(&ledger), all_numbers(0..k), "k = {k}");
+                        assert_eq!(seen(&mut cx), (0, 0));
+                        assert_eq!(cx.len(), 0);
+                        // The same ids, taken again, hold nothing left over.
+                        let es = spawn_and_check(&mut cx, 10, 3, &ledger);
+                        assert_eq!(seen(&mut cx), (3, 3));
+                        assert!(dropped(&ledger).is_empty());
+                        kill_and_check(&mut cx, &es, &ledger, all_numbers(10..13));
+                    } else {
+                        assert_eq!(seen(&mut cx), (3, 3));
+                        assert!(dropped(&ledger).is_empty());
+                    }
+                }
+            }
+
+            #[test]
+            fn a_panicking_drop_of_a_bundle_the_lying_iterator_kept_makes_nothing() {
+                // Claims 2, holds 4: the two it was not asked for are
+                // dropped with it, one of them panicking, after the first
+                // two were stored.
+                for bomb in 0..6u32 {
+                    let ledger = Ledger::default();
+                    let mut cx = Ctx::new();
+                    let bundles: Vec<_> = (0..4u32).map(|i| bundle(i, (i == 3).then_some(bomb), &ledger)).collect();
+                    let r = panics(|| {
+                        cx.step(|p| {
+                            let _ = p.spawn_batch(Claims { inner: bundles.into_iter(), claim: 2 });
+                        })
+                    });
+                    assert!(r, "the panicking drop reaches the caller");
+                    assert_eq!(dropped(&ledger), all_numbers(0..4), "bomb {bomb}");
+                    assert_eq!(seen(&mut cx), (0, 0));
+                    assert_eq!(cx.len(), 0);
+                    let es = spawn_and_check(&mut cx, 10, 2, &ledger);
+                    assert_eq!(seen(&mut cx), (2, 2));
+                    kill_and_check(&mut cx, &es, &ledger, all_numbers(10..12));
+                }
+            }
+
+            #[test]
+            fn a_lying_exact_length_takes_what_it_gives() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                // Claims 5, gives 2: two entities.
+                let es: Vec<Entity> = cx.step(|p| {
+                    let it = Claims { inner: (0..2u32).map(|i| bundle(i, None, &ledger)), claim: 5 };
+                    p.spawn_batch(it).unwrap().collect()
+                });
+                assert_eq!(es.len(), 2);
+                assert_eq!(seen(&mut cx), (2, 2));
+                // Claims 1, holds 3: one entity, the other two dropped.
+                let more: Vec<Entity> = cx.step(|p| {
+                    let v: Vec<_> = (2..5u32).map(|i| bundle(i, None, &ledger)).collect();
+                    p.spawn_batch(Claims { inner: v.into_iter(), claim: 1 }).unwrap().collect()
+                });
+                assert_eq!(more.len(), 1);
+                assert_eq!(dropped(&ledger), all_numbers(3..5));
+                assert_eq!(seen(&mut cx), (3, 3));
+                // Claims more than the room: refused, every bundle dropped.
+                let r = cx.step(|p| {
+                    let v: Vec<_> = (5..9u32).map(|i| bundle(i, None, &ledger)).collect();
+                    p.spawn_batch(Claims { inner: v.into_iter(), claim: 4 }).map(|s| s.len())
+                });
+                assert!(r.is_err());
+                assert_eq!(dropped(&ledger), all_numbers(5..9));
+                let all: Vec<Entity> = es.into_iter().chain(more).collect();
+                kill_and_check(&mut cx, &all, &ledger, all_numbers(0..3));
+            }
+
+            #[test]
+            fn a_full_context_refuses_and_drops_each_value_once() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                let es = spawn_and_check(&mut cx, 0, 6, &ledger);
+                for bomb in [None, Some(0), Some(3), Some(5)] {
+                    // One at a time: refused, the bundle dropped (its
+                    // panicking value's panic reaching the caller, the
+                    // others dropped all the same).
+                    let r = panics(|| {
+                        cx.step(|p| assert!(p.spawn(bundle(20, bomb, &ledger)).is_err()));
+                    });
+                    assert_eq!(r, bomb.is_some());
+                    assert_eq!(dropped(&ledger), all_numbers(20..21));
+                    // A batch of known length: refused before storing any.
+                    let r = panics(|| {
+                        cx.step(|p| {
+                            let _ = p.spawn_batch((21..23u32).map(|i| bundle(i, bomb, &ledger)));
+                        })
+                    });
+                    assert!(!r, "a refused batch of a `map` never made its bundles");
+                    assert!(dropped(&ledger).is_empty());
+                    // A batch already made: refused, each dropped once.
+                    let v: Vec<_> = (21..23u32).map(|i| bundle(i, bomb.filter(|_| i == 22), &ledger)).collect();
+                    let r = panics(|| {
+                        cx.step(|p| assert!(p.spawn_batch(v).is_err()));
+                    });
+                    assert_eq!(r, bomb.is_some());
+                    assert_eq!(dropped(&ledger), all_numbers(21..23));
+                    assert_eq!(cx.len(), 6);
+                    assert_eq!(seen(&mut cx), (6, 6));
+                }
+                kill_and_check(&mut cx, &es, &ledger, all_numbers(0..6));
+            }
+
+            #[test]
+            fn one_entity_mut_kept_across_panicking_drops() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                let es = spawn_and_check(&mut cx, 0, 3, &ledger);
+                let e = es[1];
+                cx.step(|p| {
+                    // Two more instances, the last one's drop panicking.
+                    for (n, bomb) in [(16, false), (17, true)] {
+                        let l = ledger.clone();
+                        p.add_instance(e, InMany { n, bomb, ledger: l }).unwrap();
+                    }
+                    let mut m = p.entity_mut(e).unwrap();
+                    // A replaced set's other instances are dropped inside
+                    // `add`: the panic leaves the new set held.
+                    let fresh = Many::new(InMany { n: 18, bomb: false, ledger: ledger.clone() });
+                    assert!(panics(|| drop(m.add(fresh))));
+                    assert!(m.has::<Many<InMany>>());
+                    // The value taken, its drop panicking in the caller's
+                    // hands: the set says it is gone.
+                    let taken = m.remove::<InSlot>().unwrap();
+                    let bomb = InSlot { n: 19, bomb: true, ledger: ledger.clone() };
+                    assert!(panics(|| drop((taken, bomb))));
+                    assert!(!m.has::<InSlot>() && m.remove::<InSlot>().is_none());
+                    // Back, and a group member out and back in.
+                    assert!(m.add(InSlot { n: 10, bomb: false, ledger: ledger.clone() }).is_none());
+                    let b = m.remove::<GroupB>().unwrap();
+                    assert!(!m.has::<GroupB>() && m.has::<GroupA>());
+                    assert!(m.add(b).is_none());
+                    let old = m.add(InMap { n: 12, bomb: false, ledger: ledger.clone() }).unwrap();
+                    assert_eq!(old.n, 12);
+                    // The old value's drop panics here, after `add`.
+                    let mut old = old;
+                    old.bomb = true;
+                    assert!(panics(|| drop(old)));
+                    assert!(m.has::<InMap>() && m.has::<Marked>());
+                    let _ = m;
+                    assert_eq!(p.instances::<InMany>(e).map(|s| s.len()), Some(1));
+                    assert!(p.has::<InSlot>(e) && p.has::<GroupB>(e));
+                });
+                // Dropped: the first set (15, and the two instances), the
+                // first InSlot (10) and its bomb (19), the old InMap (12).
+                assert_eq!(dropped(&ledger), [10, 12, 15, 16, 17, 19]);
+                assert_eq!(seen(&mut cx), (3, 3));
+                let mut left = all_numbers(0..3);
+                left.retain(|&n| n != 15);
+                left.push(18);
+                left.sort_unstable();
+                kill_and_check(&mut cx, &es, &ledger, left);
+            }
+
+            #[test]
+            fn stale_and_foreign_handles_reach_nothing() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                let es = spawn_and_check(&mut cx, 0, 2, &ledger);
+                kill_and_check(&mut cx, &es[..1], &ledger, all_numbers(0..1));
+                let mut other = Ctx::new();
+                let foreign = spawn_and_check(&mut other, 5, 2, &ledger);
+                // Reuse the freed slot: the stale handle names another
+                // generation.
+                let reborn = spawn_and_check(&mut cx, 3, 1, &ledger);
+                cx.step(|p| {
+                    assert!(p.entity_mut(es[0]).is_none());
+                    assert!(p.get::<InSlot>(es[0]).is_none());
+                    assert!(p.add(es[0], Marked).is_err() && !p.is_alive(es[0]));
+                    // The other context's second entity has a slot this one
+                    // has too (alive): it names that entity, not the
+                    // other context's; one past the slots names nothing.
+                    let m = p.entity_mut(foreign[1]);
+                    assert_eq!(m.is_some(), p.is_alive(foreign[1]));
+                });
+                kill_and_check(&mut other, &foreign, &ledger, all_numbers(5..7));
+                let mut all = es[1..].to_vec();
+                all.extend(reborn);
+                kill_and_check(&mut cx, &all, &ledger, all_numbers(1..2).into_iter().chain(all_numbers(3..4)).collect());
+            }
+        }
+    };
+}
+
+case!(one_thread_ids, 1, ids);
+case!(one_thread_archetypes, 1, archetypes);
+case!(two_threads_ids, 2, ids);
+case!(two_threads_archetypes, 2, archetypes);
