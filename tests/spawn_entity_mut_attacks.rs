@@ -99,34 +99,71 @@ macro_rules! case {
             impl System<Ctx> for Count {
                 fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
                     let mut n = (0, 0);
-                    data.for_each::<(&InSlot, &InSparse, &InMap, &Marked, &GroupA, &GroupB, Instances<InMany>)>(
-                        |(a, b, c, _, d, e, many)| {
-                            // Each value is its entity's: the numbers of one
-                            // bundle.
-                            let i = a.n / 10;
-                            assert_eq!([b.n, c.n, d.n, e.n], [i * 10 + 1, i * 10 + 2, i * 10 + 3, i * 10 + 4]);
-                            n.0 += 1;
-                            n.1 += many.len();
-                        },
-                    );
+                    data.for_each::<(
+                        &InSlot,
+                        &InSparse,
+                        &InMap,
+                        &Marked,
+                        &GroupA,
+                        &GroupB,
+                        Instances<InMany>,
+                    )>(|(a, b, c, _, d, e, many)| {
+                        // Each value is its entity's: the numbers of one
+                        // bundle.
+                        let i = a.n / 10;
+                        assert_eq!(
+                            [b.n, c.n, d.n, e.n],
+                            [i * 10 + 1, i * 10 + 2, i * 10 + 3, i * 10 + 4]
+                        );
+                        n.0 += 1;
+                        n.1 += many.len();
+                    });
                     *self.seen.lock().unwrap() = n;
                 }
             }
 
             /// Bundle `i`, its component `bomb` (0..6, the `k` of its
             /// number) panicking when dropped.
-            fn bundle(i: u32, bomb: Option<u32>, ledger: &Ledger) -> (InSlot, InSparse, InMap, Marked, GroupA, GroupB, Many<InMany>) {
+            fn bundle(
+                i: u32,
+                bomb: Option<u32>,
+                ledger: &Ledger,
+            ) -> (InSlot, InSparse, InMap, Marked, GroupA, GroupB, Many<InMany>) {
                 let [a, b, c, d, e, f] = numbers(i);
                 let l = || ledger.clone();
                 let bomb = |k| bomb == Some(k);
                 (
-                    InSlot { n: a, bomb: bomb(0), ledger: l() },
-                    InSparse { n: b, bomb: bomb(1), ledger: l() },
-                    InMap { n: c, bomb: bomb(2), ledger: l() },
+                    InSlot {
+                        n: a,
+                        bomb: bomb(0),
+                        ledger: l(),
+                    },
+                    InSparse {
+                        n: b,
+                        bomb: bomb(1),
+                        ledger: l(),
+                    },
+                    InMap {
+                        n: c,
+                        bomb: bomb(2),
+                        ledger: l(),
+                    },
                     Marked,
-                    GroupA { n: d, bomb: bomb(3), ledger: l() },
-                    GroupB { n: e, bomb: bomb(4), ledger: l() },
-                    Many::new(InMany { n: f, bomb: bomb(5), ledger: l() }),
+                    GroupA {
+                        n: d,
+                        bomb: bomb(3),
+                        ledger: l(),
+                    },
+                    GroupB {
+                        n: e,
+                        bomb: bomb(4),
+                        ledger: l(),
+                    },
+                    Many::new(InMany {
+                        n: f,
+                        bomb: bomb(5),
+                        ledger: l(),
+                    }),
                 )
             }
 
@@ -214,10 +251,15 @@ macro_rules! case {
                 for bomb in 0..6u32 {
                     let ledger = Ledger::default();
                     let mut cx = Ctx::new();
-                    let bundles: Vec<_> = (0..4u32).map(|i| bundle(i, (i == 3).then_some(bomb), &ledger)).collect();
+                    let bundles: Vec<_> = (0..4u32)
+                        .map(|i| bundle(i, (i == 3).then_some(bomb), &ledger))
+                        .collect();
                     let r = panics(|| {
                         cx.step(|p| {
-                            let _ = p.spawn_batch(Claims { inner: bundles.into_iter(), claim: 2 });
+                            let _ = p.spawn_batch(Claims {
+                                inner: bundles.into_iter(),
+                                claim: 2,
+                            });
                         })
                     });
                     assert!(r, "the panicking drop reaches the caller");
@@ -236,7 +278,10 @@ macro_rules! case {
                 let mut cx = Ctx::new();
                 // Claims 5, gives 2: two entities.
                 let es: Vec<Entity> = cx.step(|p| {
-                    let it = Claims { inner: (0..2u32).map(|i| bundle(i, None, &ledger)), claim: 5 };
+                    let it = Claims {
+                        inner: (0..2u32).map(|i| bundle(i, None, &ledger)),
+                        claim: 5,
+                    };
                     p.spawn_batch(it).unwrap().collect()
                 });
                 assert_eq!(es.len(), 2);
@@ -244,7 +289,12 @@ macro_rules! case {
                 // Claims 1, holds 3: one entity, the other two dropped.
                 let more: Vec<Entity> = cx.step(|p| {
                     let v: Vec<_> = (2..5u32).map(|i| bundle(i, None, &ledger)).collect();
-                    p.spawn_batch(Claims { inner: v.into_iter(), claim: 1 }).unwrap().collect()
+                    p.spawn_batch(Claims {
+                        inner: v.into_iter(),
+                        claim: 1,
+                    })
+                    .unwrap()
+                    .collect()
                 });
                 assert_eq!(more.len(), 1);
                 assert_eq!(dropped(&ledger), all_numbers(3..5));
@@ -252,12 +302,80 @@ macro_rules! case {
                 // Claims more than the room: refused, every bundle dropped.
                 let r = cx.step(|p| {
                     let v: Vec<_> = (5..9u32).map(|i| bundle(i, None, &ledger)).collect();
-                    p.spawn_batch(Claims { inner: v.into_iter(), claim: 4 }).map(|s| s.len())
+                    p.spawn_batch(Claims {
+                        inner: v.into_iter(),
+                        claim: 4,
+                    })
+                    .map(|s| s.len())
                 });
                 assert!(r.is_err());
                 assert_eq!(dropped(&ledger), all_numbers(5..9));
                 let all: Vec<Entity> = es.into_iter().chain(more).collect();
                 kill_and_check(&mut cx, &all, &ledger, all_numbers(0..3));
+            }
+
+            #[test]
+            fn batches_reusing_freed_slots_and_killed_this_step() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                let es = spawn_and_check(&mut cx, 0, 4, &ledger);
+                // Two killed, then, in the same step (their ids and slots
+                // still taken: room for 2), a batch claiming 2 that gives
+                // 1, one of 2 refused, and one of 1 that panics.
+                let r = panics(|| {
+                    cx.step(|p| {
+                        assert!(p.kill(es[0]) && p.kill(es[2]));
+                        let it = Claims {
+                            inner: (4..5u32).map(|i| bundle(i, None, &ledger)),
+                            claim: 2,
+                        };
+                        assert_eq!(p.spawn_batch(it).unwrap().len(), 1);
+                        assert!(p
+                            .spawn_batch((5..7u32).map(|i| bundle(i, None, &ledger)))
+                            .is_err());
+                        let _ = p.spawn_batch((5..6u32).map(
+                            |_| -> (InSlot, InSparse, InMap, Marked, GroupA, GroupB, Many<InMany>) {
+                                panic!("the iterator fails")
+                            },
+                        ));
+                    })
+                });
+                assert!(r);
+                assert!(dropped(&ledger).is_empty());
+                // The killed ones reclaimed at the next refresh.
+                assert_eq!(seen(&mut cx), (3, 3));
+                assert_eq!(dropped(&ledger), all_numbers([0, 2].into_iter()));
+                // Their slots reused by a batch of 3 claiming 4 (room: 3),
+                // and a panicking one claiming all the room.
+                let r = panics(|| {
+                    cx.step(|p| {
+                        let _ = p.spawn_batch((10..13u32).map(|i| {
+                            assert!(i != 12, "the iterator fails");
+                            bundle(i, None, &ledger)
+                        }));
+                    })
+                });
+                assert!(r);
+                assert_eq!(dropped(&ledger), all_numbers(10..12));
+                let more: Vec<Entity> = cx.step(|p| {
+                    let it = Claims {
+                        inner: (20..22u32).map(|i| bundle(i, None, &ledger)),
+                        claim: 3,
+                    };
+                    p.spawn_batch(it).unwrap().collect()
+                });
+                assert_eq!(more.len(), 2);
+                assert_eq!(seen(&mut cx), (5, 5));
+                cx.step(|p| {
+                    for (&e, i) in more.iter().zip(20..) {
+                        assert_eq!(p.get::<InSparse>(e).map(|v| v.n), Some(i * 10 + 1));
+                        assert_eq!(p.get::<GroupA>(e).map(|v| v.n), Some(i * 10 + 3));
+                    }
+                    assert!(!p.is_alive(es[0]) && !p.is_alive(es[2]));
+                });
+                assert!(dropped(&ledger).is_empty());
+                drop(cx);
+                assert_eq!(dropped(&ledger), all_numbers([1, 3, 4, 20, 21].into_iter()));
             }
 
             #[test]
@@ -283,7 +401,9 @@ macro_rules! case {
                     assert!(!r, "a refused batch of a `map` never made its bundles");
                     assert!(dropped(&ledger).is_empty());
                     // A batch already made: refused, each dropped once.
-                    let v: Vec<_> = (21..23u32).map(|i| bundle(i, bomb.filter(|_| i == 22), &ledger)).collect();
+                    let v: Vec<_> = (21..23u32)
+                        .map(|i| bundle(i, bomb.filter(|_| i == 22), &ledger))
+                        .collect();
                     let r = panics(|| {
                         cx.step(|p| assert!(p.spawn_batch(v).is_err()));
                     });
@@ -310,21 +430,43 @@ macro_rules! case {
                     let mut m = p.entity_mut(e).unwrap();
                     // A replaced set's other instances are dropped inside
                     // `add`: the panic leaves the new set held.
-                    let fresh = Many::new(InMany { n: 18, bomb: false, ledger: ledger.clone() });
+                    let fresh = Many::new(InMany {
+                        n: 18,
+                        bomb: false,
+                        ledger: ledger.clone(),
+                    });
                     assert!(panics(|| drop(m.add(fresh))));
                     assert!(m.has::<Many<InMany>>());
                     // The value taken, its drop panicking in the caller's
                     // hands: the set says it is gone.
                     let taken = m.remove::<InSlot>().unwrap();
-                    let bomb = InSlot { n: 19, bomb: true, ledger: ledger.clone() };
+                    let bomb = InSlot {
+                        n: 19,
+                        bomb: true,
+                        ledger: ledger.clone(),
+                    };
                     assert!(panics(|| drop((taken, bomb))));
                     assert!(!m.has::<InSlot>() && m.remove::<InSlot>().is_none());
                     // Back, and a group member out and back in.
-                    assert!(m.add(InSlot { n: 10, bomb: false, ledger: ledger.clone() }).is_none());
+                    assert!(m
+                        .add(InSlot {
+                            n: 10,
+                            bomb: false,
+                            ledger: ledger.clone()
+                        })
+                        .is_none());
+                    assert!(m.has::<InSlot>());
                     let b = m.remove::<GroupB>().unwrap();
                     assert!(!m.has::<GroupB>() && m.has::<GroupA>());
                     assert!(m.add(b).is_none());
-                    let old = m.add(InMap { n: 12, bomb: false, ledger: ledger.clone() }).unwrap();
+                    assert!(m.has::<GroupB>());
+                    let old = m
+                        .add(InMap {
+                            n: 12,
+                            bomb: false,
+                            ledger: ledger.clone(),
+                        })
+                        .unwrap();
                     assert_eq!(old.n, 12);
                     // The old value's drop panics here, after `add`.
                     let mut old = old;
@@ -338,6 +480,17 @@ macro_rules! case {
                 // Dropped: the first set (15, and the two instances), the
                 // first InSlot (10) and its bomb (19), the old InMap (12).
                 assert_eq!(dropped(&ledger), [10, 12, 15, 16, 17, 19]);
+                assert_eq!(seen(&mut cx), (3, 3));
+                // A change that lasts: the entity leaves the system's set,
+                // then joins it again (matching, and under `archetypes`
+                // the order of ids, follow what `EntityMut` writes).
+                let sparse = cx.step(|p| p.entity_mut(e).unwrap().remove::<InSparse>().unwrap());
+                assert_eq!(seen(&mut cx), (2, 2));
+                cx.step(|p| {
+                    let mut m = p.entity_mut(e).unwrap();
+                    assert!(!m.has::<InSparse>());
+                    assert!(m.add(sparse).is_none());
+                });
                 assert_eq!(seen(&mut cx), (3, 3));
                 let mut left = all_numbers(0..3);
                 left.retain(|&n| n != 15);
@@ -370,7 +523,12 @@ macro_rules! case {
                 kill_and_check(&mut other, &foreign, &ledger, all_numbers(5..7));
                 let mut all = es[1..].to_vec();
                 all.extend(reborn);
-                kill_and_check(&mut cx, &all, &ledger, all_numbers(1..2).into_iter().chain(all_numbers(3..4)).collect());
+                kill_and_check(
+                    &mut cx,
+                    &all,
+                    &ledger,
+                    all_numbers(1..2).into_iter().chain(all_numbers(3..4)).collect(),
+                );
             }
         }
     };
