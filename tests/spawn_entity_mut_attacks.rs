@@ -9,7 +9,10 @@
 //! the panic, and stale handles. Each time: the error or panic reaches the
 //! caller, no entity is half made, every value is dropped exactly once,
 //! and a system reading every component (through the unchecked fetch)
-//! sees exactly the entities that hold them. Small enough for Miri.
+//! sees exactly the entities that hold them. Last, a custom storage that
+//! panics in `insert` cuts spawns short, leaving values no entity claims
+//! (`fragile_case!`). Small enough for Miri (`.ci/miri` runs the
+//! one-thread cases but the `native_` one, which leaks by design).
 
 use ecs::{Data, Entity, Instances, Many, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -538,3 +541,274 @@ case!(one_thread_ids, 1, ids);
 case!(one_thread_archetypes, 1, archetypes);
 case!(two_threads_ids, 2, ids);
 case!(two_threads_archetypes, 2, archetypes);
+
+/// A component whose storage refuses it (panics in `insert`, before
+/// storing it) when `refused`; records its number when dropped.
+#[derive(Debug)]
+pub struct Fragile {
+    pub n: u32,
+    pub refused: bool,
+    pub ledger: Ledger,
+}
+
+impl Drop for Fragile {
+    fn drop(&mut self) {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner()).push(self.n);
+    }
+}
+
+/// A hash map whose `insert` panics on a refused value, before storing it:
+/// within the `Column` contract (the id keeps what it held), and the one
+/// way a spawn is cut short between two values with built-in storages
+/// around it (theirs only abort, failing to allocate). The values stored
+/// before it stay in their columns, claimed by no entity.
+pub struct FragileStorage(ecs::storage::HashMapStorage<Fragile>);
+
+impl ecs::storage::Storage for FragileStorage {
+    fn new(limit: ecs::EntityLimit) -> Self {
+        FragileStorage(ecs::storage::HashMapStorage::new(limit))
+    }
+}
+
+// SAFETY: every method is the wrapped storage's, which keeps the contract;
+// the panicking `insert` panics before touching it.
+unsafe impl ecs::storage::Column for FragileStorage {
+    type Item = Fragile;
+    fn insert(&mut self, id: ecs::EntityId, value: Fragile) -> Option<Fragile> {
+        assert!(!value.refused, "this storage refuses the value");
+        self.0.insert(id, value)
+    }
+    fn remove(&mut self, id: ecs::EntityId) -> Option<Fragile> {
+        self.0.remove(id)
+    }
+    fn contains(&self, id: ecs::EntityId) -> bool {
+        self.0.contains(id)
+    }
+    fn get(&self, id: ecs::EntityId) -> Option<&Fragile> {
+        self.0.get(id)
+    }
+    fn get_mut(&mut self, id: ecs::EntityId) -> Option<&mut Fragile> {
+        self.0.get_mut(id)
+    }
+    fn get_ptr(&self, id: ecs::EntityId) -> Option<std::ptr::NonNull<Fragile>> {
+        self.0.get_ptr(id)
+    }
+    type Fetch = <ecs::storage::HashMapStorage<Fragile> as ecs::storage::Column>::Fetch;
+    fn fetch_state(&self) -> Self::Fetch {
+        self.0.fetch_state()
+    }
+    unsafe fn fetch(state: Self::Fetch, id: ecs::EntityId) -> std::ptr::NonNull<Fragile> {
+        // SAFETY: the caller's guarantees are the wrapped storage's.
+        unsafe { <ecs::storage::HashMapStorage<Fragile> as ecs::storage::Column>::fetch(state, id) }
+    }
+}
+
+/// Values left in `contiguous`, `sparse_set` and `many` columns, claimed by
+/// no entity, by a spawn that a storage cut short: the next holder of the
+/// id lacks them and no system sees them, `layout: archetypes` moves them
+/// aside (never dropping a claimed value), `EntityMut::add` and the next
+/// batch over the id replace and drop them, each once.
+macro_rules! fragile_case {
+    ($name:ident, $layout:ident) => {
+        mod $name {
+            use super::*;
+
+            ecs::declare_context! {
+                pub context Ctx {
+                    settings { entities: fixed(8), threads: 1, layout: $layout }
+                    components {
+                        InSlot: contiguous;
+                        InSparse: sparse_set;
+                        InMany: many;
+                        Fragile: custom(FragileStorage);
+                    }
+                    systems { count: Count { read: [InSlot, InSparse, InMany] } }
+                }
+            }
+
+            impl System<Ctx> for Count {
+                fn process(&self, data: &mut Data<'_, Ctx, Self>, _: &()) {
+                    let mut n = (0, 0);
+                    data.for_each::<(&InSlot, &InSparse, Instances<InMany>)>(|(a, b, many)| {
+                        assert_eq!(b.n, a.n + 1, "each value is its entity's");
+                        n.0 += 1;
+                        n.1 += many.len();
+                    });
+                    *self.seen.lock().unwrap() = n;
+                }
+            }
+
+            /// Bundle `i`: numbers `i * 10 + k`, the `Fragile` one (`k =
+            /// 3`) refused by its storage when `refused`.
+            fn bundle(i: u32, refused: bool, ledger: &Ledger) -> (InSlot, InSparse, Many<InMany>, Fragile) {
+                let l = || ledger.clone();
+                (
+                    InSlot {
+                        n: i * 10,
+                        bomb: false,
+                        ledger: l(),
+                    },
+                    InSparse {
+                        n: i * 10 + 1,
+                        bomb: false,
+                        ledger: l(),
+                    },
+                    Many::new(InMany {
+                        n: i * 10 + 2,
+                        bomb: false,
+                        ledger: l(),
+                    }),
+                    Fragile {
+                        n: i * 10 + 3,
+                        refused,
+                        ledger: l(),
+                    },
+                )
+            }
+
+            fn seen(cx: &mut Ctx) -> (usize, usize) {
+                cx.step(|p| p.run_all(&()));
+                *cx.system::<Count>().seen.lock().unwrap()
+            }
+
+            fn numbers(bundles: &[u32]) -> Vec<u32> {
+                let mut v: Vec<u32> = bundles
+                    .iter()
+                    .flat_map(|i| (0..4).map(move |k| i * 10 + k))
+                    .collect();
+                v.sort_unstable();
+                v
+            }
+
+            #[test]
+            fn values_left_by_a_spawn_a_storage_cut_short() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                // The spawn stores three values for id 0, then `Fragile`'s
+                // storage panics: the refused value is dropped, the three
+                // stay, claimed by no entity.
+                assert!(panics(|| cx.step(|p| {
+                    let _ = p.spawn(bundle(0, true, &ledger));
+                })));
+                assert_eq!(dropped(&ledger), [3]);
+                assert_eq!(cx.len(), 0);
+                // Id 0's next holder has only `Fragile`; one more entity
+                // holds everything. The system sees that one alone.
+                let (lone, full) = cx.step(|p| {
+                    let lone = p
+                        .spawn((Fragile {
+                            n: 13,
+                            refused: false,
+                            ledger: ledger.clone(),
+                        },))
+                        .unwrap();
+                    let full = p.spawn(bundle(2, false, &ledger)).unwrap();
+                    assert!(!p.has::<InSlot>(lone) && p.get::<InSparse>(lone).is_none());
+                    (lone, full)
+                });
+                assert_eq!(seen(&mut cx), (1, 1));
+                assert!(dropped(&ledger).is_empty(), "moving ids drops nothing");
+                cx.step(|p| {
+                    assert!(p.instances::<InMany>(lone).is_none());
+                    assert_eq!(p.get::<InSlot>(full).map(|v| v.n), Some(20));
+                    assert_eq!(p.get::<InSparse>(full).map(|v| v.n), Some(21));
+                    assert_eq!(p.instances::<InMany>(full).map(|s| s.len()), Some(1));
+                    // Given the three components through `EntityMut`: the
+                    // values left over are not the entity's, and are
+                    // dropped as they are replaced.
+                    let mut m = p.entity_mut(lone).unwrap();
+                    assert!(m
+                        .add(InSlot {
+                            n: 30,
+                            bomb: false,
+                            ledger: ledger.clone()
+                        })
+                        .is_none());
+                    assert!(m
+                        .add(InSparse {
+                            n: 31,
+                            bomb: false,
+                            ledger: ledger.clone()
+                        })
+                        .is_none());
+                    assert!(m
+                        .add(Many::new(InMany {
+                            n: 32,
+                            bomb: false,
+                            ledger: ledger.clone()
+                        }))
+                        .is_none());
+                    assert!(m.has::<InSlot>() && m.has::<InSparse>() && m.has::<Many<InMany>>());
+                });
+                assert_eq!(dropped(&ledger), [0, 1, 2]);
+                assert_eq!(seen(&mut cx), (2, 2));
+                // Again at id 2, and a batch of known length over it: the
+                // values left over are dropped, once, by the batch.
+                assert!(panics(|| cx.step(|p| {
+                    let _ = p.spawn(bundle(5, true, &ledger));
+                })));
+                assert_eq!(dropped(&ledger), [53]);
+                let batch: Vec<Entity> = cx.step(|p| {
+                    p.spawn_batch((6..8).map(|i| bundle(i, false, &ledger)))
+                        .unwrap()
+                        .collect()
+                });
+                assert_eq!(dropped(&ledger), [50, 51, 52]);
+                assert_eq!(seen(&mut cx), (4, 4));
+                cx.step(|p| {
+                    for (&e, i) in batch.iter().zip(6..) {
+                        assert_eq!(p.get::<InSlot>(e).map(|v| v.n), Some(i * 10));
+                        assert_eq!(p.get::<Fragile>(e).map(|v| v.n), Some(i * 10 + 3));
+                    }
+                });
+                // Once more at id 4, then the context dropped: the values
+                // left over are dropped with their columns, once.
+                assert!(panics(|| cx.step(|p| {
+                    let _ = p.spawn(bundle(9, true, &ledger));
+                })));
+                assert_eq!(dropped(&ledger), [93]);
+                drop(cx);
+                let mut all = numbers(&[2, 6, 7]);
+                all.extend([13, 30, 31, 32, 90, 91, 92]);
+                all.sort_unstable();
+                assert_eq!(dropped(&ledger), all);
+            }
+
+            // A batch cut short inside a bundle: the values that bundle
+            // wrote into `contiguous` slots before the refusal are leaked
+            // (`Written` counts whole bundles; see its comment), never
+            // dropped twice, and every other value is dropped once. Not in
+            // the Miri lane: the leak is by design.
+            #[test]
+            fn native_a_batch_a_storage_cuts_short_drops_no_value_twice() {
+                let ledger = Ledger::default();
+                let mut cx = Ctx::new();
+                assert!(panics(|| {
+                    cx.step(|p| {
+                        let _ = p.spawn_batch((0..3).map(|i| bundle(i, i == 1, &ledger)));
+                    })
+                }));
+                let got = dropped(&ledger);
+                let mut once = got.clone();
+                once.dedup();
+                assert_eq!(once, got, "no value dropped twice");
+                // Bundle 0 whole; bundle 1's values stored one by one, and
+                // the refused one; its slot values (10, 12) leaked.
+                assert_eq!(got, [0, 1, 2, 3, 11, 13]);
+                let es: Vec<Entity> = cx.step(|p| {
+                    p.spawn_batch((4..6).map(|i| bundle(i, false, &ledger)))
+                        .unwrap()
+                        .collect()
+                });
+                assert_eq!(seen(&mut cx), (2, 2));
+                assert!(dropped(&ledger).is_empty());
+                cx.step(|p| es.iter().for_each(|&e| assert!(p.kill(e))));
+                cx.step(|_| ());
+                assert_eq!(dropped(&ledger), numbers(&[4, 5]));
+            }
+        }
+    };
+}
+
+fragile_case!(one_thread_fragile_ids, ids);
+fragile_case!(one_thread_fragile_archetypes, archetypes);
