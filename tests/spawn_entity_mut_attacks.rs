@@ -302,6 +302,19 @@ macro_rules! case {
                 assert_eq!(more.len(), 1);
                 assert_eq!(dropped(&ledger), all_numbers(3..5));
                 assert_eq!(seen(&mut cx), (3, 3));
+                // Claims none, holds 2: no entity, both dropped.
+                let none = cx.step(|p| {
+                    let v: Vec<_> = (9..11u32).map(|i| bundle(i, None, &ledger)).collect();
+                    p.spawn_batch(Claims {
+                        inner: v.into_iter(),
+                        claim: 0,
+                    })
+                    .unwrap()
+                    .len()
+                });
+                assert_eq!(none, 0);
+                assert_eq!(dropped(&ledger), all_numbers(9..11));
+                assert_eq!(seen(&mut cx), (3, 3));
                 // Claims more than the room: refused, every bundle dropped.
                 let r = cx.step(|p| {
                     let v: Vec<_> = (5..9u32).map(|i| bundle(i, None, &ledger)).collect();
