@@ -1400,6 +1400,36 @@ mod tests {
         assert_eq!(t.dirty.len(), 6, "every entity queued for matching once");
     }
 
+    /// `push_alive_run` writes what the scalar definition does, whatever
+    /// the run's length (whole chunks of 4 in vector stores, then the rest),
+    /// where the table's length leaves the run (not aligned to 16 bytes),
+    /// its first id and its dirty flag; and leaves the metas before it.
+    #[test]
+    fn a_run_of_metas_is_each_fresh_id_in_turn() {
+        for before in [0, 1, 3] {
+            for count in 0..=13 {
+                for (index, dirty) in [(0, false), (5, true), (NO_ID - 14, true), (NO_ID - 14, false)] {
+                    let mut meta = vec![Meta::alive(9, 99, true); before];
+                    push_alive_run(&mut meta, count, Meta::alive(0, index, dirty));
+                    assert_eq!(meta.len(), before + count);
+                    for (k, m) in meta.iter().enumerate() {
+                        let (tag, place) = if k < before {
+                            (9, 99 | DIRTY)
+                        } else {
+                            (0, (index + (k - before) as u32) | if dirty { DIRTY } else { 0 })
+                        };
+                        assert_eq!(
+                            (m.tag, m.place),
+                            (tag, place),
+                            "meta {k} of {before} + {count}, from {index}"
+                        );
+                        assert_eq!(m.life(), Life::Alive);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_slots_metadata_fits_in_8_bytes() {
         assert_eq!(core::mem::size_of::<Meta>(), 8);
