@@ -116,9 +116,9 @@ impl Meta {
 
 /// Appends `count` metas to `meta`: `first`, then copies of it whose id is
 /// one higher each time (the fresh slots of [`Entities::create_run`], slot
-/// `first + k` holding id `index + k`). `meta` has room for them, and
-/// `first`'s id plus `count` stays below [`NO_ID`] (the table's limit), so
-/// no id overflows into the `DIRTY` bit.
+/// `first + k` holding id `index + k`). `first`'s id plus `count` stays
+/// below [`NO_ID`] (the table's limit), so no id overflows into the
+/// `DIRTY` bit.
 ///
 /// This writes 80 KB for 10 000 entities, the only per-entity table of
 /// simple_insert besides the columns: built by `extend` with a map, the
@@ -155,12 +155,14 @@ fn fill_run_bulk(out: &mut [core::mem::MaybeUninit<Meta>], first: Meta) -> usize
     use core::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_storeu_si128};
     // A meta is two `u32`s (no padding), so 16 bytes hold two, each field
     // in a 32-bit lane, wherever the layout puts it: adding a meta of tag
-    // 0 and place 4 lane by lane adds 4 to each id, and no lane carries
-    // (ids stay below `NO_ID`, the caller's contract).
+    // 0 and place 4 lane by lane adds 4 to each id, and no stored lane
+    // carries (ids stay below `NO_ID`, the caller's contract). Lanes past
+    // the run (the chunk not written, the additions after the last store)
+    // may wrap, hence `wrapping_add`: they are never stored.
     const { assert!(core::mem::size_of::<Meta>() == 8 && core::mem::size_of::<[Meta; 2]>() == 16) };
     let lanes: [Meta; 4] = core::array::from_fn(|k| Meta {
         tag: first.tag,
-        place: first.place + k as u32,
+        place: first.place.wrapping_add(k as u32),
     });
     let step = [Meta { tag: 0, place: 4 }; 2];
     // SAFETY: SSE2 is enabled in every x86-64 build (the target's
@@ -1427,6 +1429,14 @@ mod tests {
                     }
                 }
             }
+        }
+        // Runs ending at the last id, shorter than a chunk: the lanes past
+        // them (never stored) go past `u32::MAX` with the dirty bit.
+        for count in 0..4u32 {
+            let mut meta = Vec::new();
+            push_alive_run(&mut meta, count as usize, Meta::alive(0, NO_ID - count, true));
+            let ids: Vec<u32> = meta.iter().map(Meta::index).collect();
+            assert_eq!(ids, (NO_ID - count..NO_ID).collect::<Vec<_>>());
         }
     }
 
