@@ -2,7 +2,11 @@
 //! gaps come from"): the table's ecs context with two threads, and the
 //! best-effort version's caller and helper, run `ITERATIONS` steps; prints
 //! how many times each system ran on the caller's thread and the mean step
-//! time (under load, only a hint). For `perf stat -e
+//! time (under load, only a hint), then where a step's time goes on the
+//! caller's thread (means over the steps): `ab` itself, its end measured
+//! from the step's start (the head: what runs before `ab`, `ab ends at`
+//! minus `ab`) and the step's end (the tail: `step` minus `ab ends at`), and
+//! how long after the step's start `cd` began on the other thread. For `perf stat -e
 //! context-switches,cpu-migrations` and `strace -f -c`, which count what the
 //! two versions ask of the kernel per step.
 //!
@@ -39,6 +43,34 @@ thread_local! {
 /// Runs of each system (`ab`, `cd`, `ce`) on the caller's thread.
 static ON_CALLER: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
+static STEP_START: AtomicU64 = AtomicU64::new(0);
+static LAT: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+static AB_NS: AtomicU64 = AtomicU64::new(0);
+static AB_END_NS: AtomicU64 = AtomicU64::new(0);
+static STEP_NS: AtomicU64 = AtomicU64::new(0);
+static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+fn now_ns() -> u64 {
+    BASE.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+fn mark_start() {
+    STEP_START.store(now_ns(), Ordering::Relaxed);
+}
+/// Latency from the step's start to the worker's start of cd, in buckets
+/// of <250, <500, <1000, <2000, <4000, <8000, more ns; bucket 7: cd on the caller.
+fn worker_started() {
+    if CALLER.with(Cell::get) {
+        LAT[7].fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let d = now_ns() - STEP_START.load(Ordering::Relaxed);
+    let b = [250, 500, 1000, 2000, 4000, 8000].iter().position(|&x| d < x).unwrap_or(6);
+    LAT[b].fetch_add(1, Ordering::Relaxed);
+}
+fn lat_report() {
+    let l: Vec<u64> = LAT.iter().map(|x| x.load(Ordering::Relaxed)).collect();
+    println!("cd start latency <250 <500 <1us <2us <4us <8us more / on caller: {:?}", l);
+}
+
 fn count(system: usize) {
     if CALLER.with(Cell::get) {
         ON_CALLER[system].fetch_add(1, Ordering::Relaxed);
@@ -67,13 +99,18 @@ ecs::declare_context! {
 impl System<Sched> for SwapAb {
     fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
         count(0);
+        let t = now_ns();
         data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+        let e = now_ns();
+        AB_NS.fetch_add(e - t, Ordering::Relaxed);
+        AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
 impl System<Sched> for SwapCd {
     fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
         count(1);
+        worker_started();
         data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
     }
 }
@@ -105,9 +142,12 @@ fn ecs_steps(iterations: usize) {
     reset();
     let start = Instant::now();
     for _ in 0..iterations {
+        mark_start();
         world.step(|p| p.run_all(&()));
+        STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
     }
     report(start, iterations);
+    lat_report();
 }
 
 fn reset() {
@@ -120,6 +160,8 @@ fn report(start: Instant, iterations: usize) {
     let per_step = start.elapsed().as_secs_f64() * 1e6 / iterations as f64;
     let [ab, cd, ce] = ON_CALLER.each_ref().map(|c| c.load(Ordering::Relaxed));
     println!("{iterations} steps, {per_step:.2} us per step (under load); on the caller: ab {ab}, cd {cd}, ce {ce}");
+    let n = iterations as f64 * 1e3;
+    println!("  ab {:.2} us, ab ends at {:.2} us, step {:.2} us (means)", AB_NS.load(Ordering::Relaxed) as f64 / n, AB_END_NS.load(Ordering::Relaxed) as f64 / n, STEP_NS.load(Ordering::Relaxed) as f64 / n);
 }
 
 /// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
@@ -146,6 +188,7 @@ impl Shared {
         {
             count(1);
             count(2);
+            worker_started();
             {
                 let mut g = self.cde.lock().unwrap_or_else(|e| e.into_inner());
                 let [c, d, c2, e] = &mut *g;
@@ -199,9 +242,13 @@ fn best_steps(iterations: usize) {
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
         count(0);
+        let t = now_ns();
         for [a, b] in &mut ab {
             swap_columns(a, b);
         }
+        let e = now_ns();
+        AB_NS.fetch_add(e - t, Ordering::Relaxed);
+        AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
         shared.try_run(n);
         wait_until(|| shared.done.load(Ordering::Acquire) >= n, false);
     };
@@ -209,9 +256,12 @@ fn best_steps(iterations: usize) {
     reset();
     let start = Instant::now();
     for _ in 0..iterations {
+        mark_start();
         step(&shared);
+        STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
     }
     report(start, iterations);
+    lat_report();
     black_box(&ab);
     shared.quit.store(true, Ordering::Release);
     helper.thread().unpark();
