@@ -6,6 +6,7 @@
 
 #[cfg(not(loom))]
 use core::sync::atomic::{AtomicUsize, Ordering};
+use crossbeam_utils::CachePadded;
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(loom)]
@@ -22,8 +23,12 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 pub(crate) struct Doorbell<S> {
     state: Mutex<S>,
     bell: Condvar,
-    /// Threads inside `sleep` (changed under the lock).
-    sleepers: AtomicUsize,
+    /// Threads inside `sleep` (changed under the lock). On a cache line of
+    /// its own: `ring` reads it with a read-modify-write, which beside the
+    /// lock had to fetch the line from whichever thread last locked the
+    /// state (a step's end on two threads: 0.03 µs,
+    /// `benches/peers/examples/schedule_threads`).
+    sleepers: CachePadded<AtomicUsize>,
 }
 
 impl<S> Doorbell<S> {
@@ -31,7 +36,7 @@ impl<S> Doorbell<S> {
         Self {
             state: Mutex::new(state),
             bell: Condvar::new(),
-            sleepers: AtomicUsize::new(0),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
         }
     }
 

@@ -55,13 +55,16 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     let Some(first) = roots.next() else {
         return;
     };
-    team.begin_step();
     // Ends the step even if something below unwinds; but it must not unwind
-    // while queued systems may still run: they point to `graph`.
+    // while queued systems may still run: they point to `graph`. (Nothing
+    // between here and the step's start unwinds: `begin_step_with` only
+    // locks, stores and allocates, and failing to allocate aborts.)
     let _step = EndStep(team, &graph.unfinished);
-    team.push(roots.map(|i| graph.work(i)));
+    team.begin_step_with(roots.map(|i| graph.work(i)));
     // SAFETY: `graph` lives on this frame, past every use `run_chain` makes.
-    unsafe { Graph::run_chain(&graph, first, team.shared()) };
+    // No wake-up when this chain finishes the graph: the only thread that
+    // waits for that is this one, which looks at `unfinished` next.
+    unsafe { Graph::run_chain(&graph, first, team.shared(), false) };
     team.shared()
         .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
     let payload = graph.panics.lock().first.take();
@@ -116,7 +119,7 @@ impl<'a> Graph<'a> {
     unsafe fn call(data: *const (), i: usize, shared: &Shared) {
         // SAFETY: the caller guarantees `data` points to a live graph, with
         // system `i` ready and started nowhere else.
-        unsafe { Graph::run_chain(data.cast::<Graph<'_>>(), i, shared) }
+        unsafe { Graph::run_chain(data.cast::<Graph<'_>>(), i, shared, true) }
     }
 
     /// Runs system `i`, then the dependents it makes ready: the first on
@@ -132,10 +135,16 @@ impl<'a> Graph<'a> {
     /// `unfinished` (an atomic, which may be freed under its own
     /// `fetch_sub` like an `Arc`'s count).
     ///
+    /// `wake`: whether to wake sleeping threads when this chain finishes the
+    /// graph (the step's caller may be waiting for it); not needed on the
+    /// caller's own thread, which checks the count next (each wake-up
+    /// writes the doorbell's cache line, which the helpers share: 0.1 µs
+    /// of a two-thread step of `schedule`, `benches/peers/examples/schedule_threads`).
+    ///
     /// # Safety
     /// `graph` points to a live graph, which stays until `unfinished` reads
     /// 0; system `i` is ready and started nowhere else.
-    unsafe fn run_chain(graph: *const Self, mut i: usize, shared: &Shared) {
+    unsafe fn run_chain(graph: *const Self, mut i: usize, shared: &Shared, wake: bool) {
         loop {
             // SAFETY: system `i` is unfinished, so `unfinished` is above 0
             // and the graph stays; the reference ends with the call.
@@ -151,7 +160,7 @@ impl<'a> Graph<'a> {
                 None => {
                     // The graph may be gone once this reads 0 elsewhere:
                     // from here on, only `shared`.
-                    if before == finished {
+                    if wake && before == finished {
                         shared.notify();
                     }
                     return;

@@ -19,6 +19,7 @@ use super::doorbell::Doorbell;
 use core::any::Any;
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, OnceLock};
@@ -99,6 +100,16 @@ pub(crate) struct Shared {
     /// The queue, where idle threads sleep; rung when work is queued, when
     /// something a thread waits for finishes, and when a step ends.
     bell: Doorbell<State>,
+    /// What idle threads poll, on a cache line of its own: `bell`'s lock
+    /// and queue, beside them, made each write of the step's caller (two
+    /// locks to begin a step and queue its first systems, one to end it)
+    /// wait for the line to come back from the helper that had just read
+    /// it.
+    polled: CachePadded<Polled>,
+}
+
+/// The words idle threads poll ([`Shared::polled`]).
+struct Polled {
     /// Items in the queue, to look without locking.
     queued: AtomicUsize,
     /// Whether a step is running: helpers stay while it is.
@@ -159,8 +170,10 @@ impl Team {
                     queue: Vec::new(),
                     helpers_out: 0,
                 }),
-                queued: AtomicUsize::new(0),
-                in_step: AtomicBool::new(false),
+                polled: CachePadded::new(Polled {
+                    queued: AtomicUsize::new(0),
+                    in_step: AtomicBool::new(false),
+                }),
             }),
             pool: ManuallyDrop::new(OnceLock::new()),
             helpers: threads.saturating_sub(1).max(1),
@@ -225,30 +238,51 @@ impl Team {
 
     /// Starts a step: helpers asked for from now on stay until
     /// [`end_step`](Self::end_step).
+    #[cfg(test)]
     pub(crate) fn begin_step(&self) {
-        let _state = self.shared.bell.lock();
-        self.shared.in_step.store(true, Ordering::SeqCst);
+        self.begin_step_with(core::iter::empty());
+    }
+
+    /// Starts a step and queues `items` (its first systems but the one the
+    /// caller runs), under one lock: helpers asked for from now on stay
+    /// until [`end_step`](Self::end_step).
+    pub(crate) fn begin_step_with(&self, items: impl IntoIterator<Item = Work>) {
+        self.queue(true, items);
     }
 
     /// Ends a step: idle helpers leave, once they have spun as long as an
     /// idle thread does before sleeping without a new step beginning.
+    ///
+    /// Without the lock: helpers decide to leave under it, after reading
+    /// `in_step` false, and only `begin_step_with` (which takes it) turns
+    /// it back; a helper sleeping until the step ends is woken by `ring`,
+    /// which is made for changes made without the lock (`Doorbell`).
     pub(crate) fn end_step(&self) {
-        let state = self.shared.bell.lock();
-        self.shared.in_step.store(false, Ordering::SeqCst);
-        self.shared.bell.ring_locked(&state);
+        self.shared.polled.in_step.store(false, Ordering::SeqCst);
+        self.shared.bell.ring();
     }
 
     /// Queues `items`, waking a sleeping thread or asking for a helper.
     pub(crate) fn push(&self, items: impl IntoIterator<Item = Work>) {
+        self.queue(false, items);
+    }
+
+    /// [`push`](Self::push), and when `begin`, the start of a step under the
+    /// same lock ([`begin_step_with`](Self::begin_step_with)).
+    #[inline]
+    fn queue(&self, begin: bool, items: impl IntoIterator<Item = Work>) {
         let shared = &*self.shared;
         let call_helper = {
             let mut state = shared.bell.lock();
+            if begin {
+                shared.polled.in_step.store(true, Ordering::SeqCst);
+            }
             let before = state.queue.len();
             state.queue.extend(items);
             if state.queue.len() == before {
                 return;
             }
-            shared.queued.store(state.queue.len(), Ordering::Relaxed);
+            shared.polled.queued.store(state.queue.len(), Ordering::Relaxed);
             shared.bell.ring_locked(&state);
             let call = state.helpers_out < self.helpers;
             state.helpers_out += usize::from(call);
@@ -397,12 +431,12 @@ impl Shared {
     }
 
     fn pop(&self) -> Option<Work> {
-        if self.queued.load(Ordering::Relaxed) == 0 {
+        if self.polled.queued.load(Ordering::Relaxed) == 0 {
             return None;
         }
         let mut state = self.bell.lock();
         let work = state.queue.pop();
-        self.queued.store(state.queue.len(), Ordering::Relaxed);
+        self.polled.queued.store(state.queue.len(), Ordering::Relaxed);
         work
     }
 
@@ -436,13 +470,14 @@ impl Shared {
     /// A helper's life: work while the step lasts, then leave.
     fn help(&self) {
         loop {
-            self.work_until(|| !self.in_step.load(Ordering::SeqCst));
+            let in_step = &self.polled.in_step;
+            self.work_until(|| !in_step.load(Ordering::SeqCst));
             // Linger as long as an idle thread spins before sleeping: the
             // next step often begins within microseconds, and a helper still
             // here (still counted in `helpers_out`) takes its work without
             // the step asking the pool for another.
             let mut idle = 0;
-            while idle < SPINS && !self.in_step.load(Ordering::SeqCst) {
+            while idle < SPINS && !in_step.load(Ordering::SeqCst) {
                 if idle < SPIN_HINTS {
                     core::hint::spin_loop();
                 } else {
@@ -450,13 +485,19 @@ impl Shared {
                 }
                 idle += 1;
             }
+            // A step began: back to work, without the lock (taking it here
+            // made the step's caller, queuing its first systems under it,
+            // wait for this thread).
+            if in_step.load(Ordering::SeqCst) {
+                continue;
+            }
             // Leave only when no step has begun meanwhile (checked under the
-            // lock, which `begin_step` takes): a step that queues work after
-            // this sees the helper gone and asks for another. Work queued
-            // outside a step is its owner's to finish: it runs what it waits
-            // for.
+            // lock, which `begin_step_with` takes): a step that queues work
+            // after this sees the helper gone and asks for another. Work
+            // queued outside a step is its owner's to finish: it runs what
+            // it waits for.
             let mut state = self.bell.lock();
-            if !self.in_step.load(Ordering::SeqCst) {
+            if !in_step.load(Ordering::SeqCst) {
                 state.helpers_out -= 1;
                 return;
             }
