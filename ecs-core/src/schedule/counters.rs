@@ -208,10 +208,19 @@ mod tests {
 
     /// Graphs of up to `INLINE` systems keep their counters in the step's
     /// frame, larger ones on the heap: both count the same way.
+    /// The chains the test below uses, kept reachable (valgrind's leak check
+    /// runs these tests).
+    static CHAINS: std::sync::LazyLock<Vec<&'static [SystemInfo]>> = std::sync::LazyLock::new(|| {
+        [1, INLINE - 1, INLINE, INLINE + 1, 3 * INLINE]
+            .into_iter()
+            .map(chain)
+            .collect()
+    });
+
     #[test]
     fn counters_inline_and_on_the_heap_make_each_link_ready_in_turn() {
-        for n in [1, INLINE - 1, INLINE, INLINE + 1, 3 * INLINE] {
-            let systems = chain(n);
+        for &systems in CHAINS.iter() {
+            let n = systems.len();
             let selected = vec![true; n];
             let counters = Counters::new(systems, &selected);
             assert_eq!(
