@@ -52,13 +52,7 @@ impl Pending {
 impl<'a> Counters<'a> {
     pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool]) -> Self {
         let transitive = !closed(systems, selected);
-        let mut counters = Self {
-            systems,
-            selected,
-            transitive,
-            pending: Pending::Heap(Vec::new()),
-        };
-        let count = |i: usize| AtomicUsize::new(counters.waits_on(i).filter(|&d| selected[d]).count());
+        let count = |i: usize| AtomicUsize::new(waits_on(systems, transitive, i).filter(|&d| selected[d]).count());
         let pending = if systems.len() <= INLINE {
             Pending::Inline(core::array::from_fn(|i| {
                 if i < systems.len() {
@@ -70,20 +64,17 @@ impl<'a> Counters<'a> {
         } else {
             Pending::Heap((0..systems.len()).map(count).collect())
         };
-        counters.pending = pending;
-        counters
+        Self {
+            systems,
+            selected,
+            transitive,
+            pending,
+        }
     }
 
-    /// The systems `i` waits for if they run: its direct dependencies, or
-    /// every ancestor when the selection is not closed.
+    /// The systems `i` waits for if they run (see [`waits_on`]).
     fn waits_on(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let info = &self.systems[i];
-        let list = if self.transitive {
-            info.ancestors
-        } else {
-            info.dependencies
-        };
-        list.iter().copied()
+        waits_on(self.systems, self.transitive, i)
     }
 
     /// The selected systems that wait for nothing selected: ready at once.
@@ -120,6 +111,14 @@ impl<'a> Counters<'a> {
             ready(d);
         }
     }
+}
+
+/// The systems `i` waits for if they run: its direct dependencies, or
+/// every ancestor when the selection is not closed (`transitive`).
+fn waits_on(systems: &[SystemInfo], transitive: bool, i: usize) -> impl Iterator<Item = usize> + '_ {
+    let info = &systems[i];
+    let list = if transitive { info.ancestors } else { info.dependencies };
+    list.iter().copied()
 }
 
 /// Whether no unselected system lies on a dependency path between two
@@ -206,8 +205,6 @@ mod tests {
         Box::leak(systems.into_boxed_slice())
     }
 
-    /// Graphs of up to `INLINE` systems keep their counters in the step's
-    /// frame, larger ones on the heap: both count the same way.
     /// The chains the test below uses, kept reachable (valgrind's leak check
     /// runs these tests).
     static CHAINS: std::sync::LazyLock<Vec<&'static [SystemInfo]>> = std::sync::LazyLock::new(|| {
@@ -217,6 +214,8 @@ mod tests {
             .collect()
     });
 
+    /// Graphs of up to `INLINE` systems keep their counters in the step's
+    /// frame, larger ones on the heap: both count the same way.
     #[test]
     fn counters_inline_and_on_the_heap_make_each_link_ready_in_turn() {
         for &systems in CHAINS.iter() {
