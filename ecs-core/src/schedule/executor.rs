@@ -55,12 +55,11 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     let Some(first) = roots.next() else {
         return;
     };
-    // Ends the step even if something below unwinds; but it must not unwind
-    // while queued systems may still run: they point to `graph`. (Nothing
-    // between here and the step's start unwinds: `begin_step_with` only
-    // locks, stores and allocates, and failing to allocate aborts.)
-    let _step = EndStep(team, &graph.unfinished);
-    team.begin_step_with(roots.map(|i| graph.work(i)));
+    // Nothing below may unwind while queued systems may still run: they
+    // point to `graph`. (`push` only locks, stores and allocates, and
+    // failing to allocate aborts.)
+    let _step = EndStep(&graph.unfinished);
+    team.push(roots.map(|i| graph.work(i)));
     // SAFETY: `graph` lives on this frame, past every use `run_chain` makes.
     // No wake-up when this chain finishes the graph: the only thread that
     // waits for that is this one, which looks at `unfinished` next.
@@ -73,17 +72,16 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     }
 }
 
-/// Ends the step on drop; aborts if the graph has not finished (only a bug
-/// in this module could make that happen: queued systems would outlive it).
-struct EndStep<'a>(&'a Team, &'a AtomicUsize);
+/// Aborts on drop if the graph has not finished (only a bug in this module
+/// could make that happen: queued systems would outlive it).
+struct EndStep<'a>(&'a AtomicUsize);
 
 impl Drop for EndStep<'_> {
     fn drop(&mut self) {
-        if self.1.load(Ordering::SeqCst) != 0 {
+        if self.0.load(Ordering::SeqCst) != 0 {
             eprintln!("ecs: the scheduler unwound before its systems finished");
             std::process::abort();
         }
-        self.0.end_step();
     }
 }
 

@@ -37,6 +37,12 @@ fn start_failed(context: &str, e: rayon::ThreadPoolBuildError) -> ! {
 impl Drop for Team {
     #[inline(never)]
     fn drop(&mut self) {
+        // Helpers stay until now: they leave once they see `quit` (a
+        // change made without the lock, so `ring` wakes the sleeping ones).
+        // No item is queued or running: every queuing call waits for its
+        // items, and it borrowed the team.
+        self.shared.polled.quit.store(true, Ordering::SeqCst);
+        self.shared.bell.ring();
         // Taken out, leaving an empty cell (what `ManuallyDrop` then
         // forgets), and dropped here.
         drop(core::mem::take(&mut *self.pool));
@@ -110,17 +116,23 @@ pub(crate) struct Shared {
 
 /// The words idle threads poll ([`Shared::polled`]).
 struct Polled {
-    /// Items in the queue, to look without locking.
+    /// Items in the queue, to look without locking: a hint, stored after
+    /// the queue changed. It may read more than the queue holds (a pop
+    /// then finds less), and it reads 0 only while the queue is empty or
+    /// a push has not stored its count yet: pops store it under the lock,
+    /// pushes right after unlocking (so that a helper seeing the count
+    /// does not find the lock still held by the pusher, which then waits
+    /// for the lock's line to come back to unlock it).
     queued: AtomicUsize,
-    /// Whether a step is running: helpers stay while it is.
-    in_step: AtomicBool,
+    /// Set when the team drops: helpers leave.
+    quit: AtomicBool,
 }
 
 struct State {
     /// Work ready to run, taken last-in first-out (so that a thread waiting
     /// for the subtasks it just queued finds them first).
     queue: Vec<Work>,
-    /// Helpers asked for and not yet gone.
+    /// Helpers asked for (each stays until the team drops).
     helpers_out: usize,
 }
 
@@ -172,7 +184,7 @@ impl Team {
                 }),
                 polled: CachePadded::new(Polled {
                     queued: AtomicUsize::new(0),
-                    in_step: AtomicBool::new(false),
+                    quit: AtomicBool::new(false),
                 }),
             }),
             pool: ManuallyDrop::new(OnceLock::new()),
@@ -236,58 +248,24 @@ impl Team {
         &self.shared
     }
 
-    /// Starts a step: helpers asked for from now on stay until
-    /// [`end_step`](Self::end_step).
-    #[cfg(all(test, not(loom)))]
-    pub(crate) fn begin_step(&self) {
-        self.begin_step_with(core::iter::empty());
-    }
-
-    /// Starts a step and queues `items` (its first systems but the one the
-    /// caller runs), under one lock: helpers asked for from now on stay
-    /// until [`end_step`](Self::end_step).
-    pub(crate) fn begin_step_with(&self, items: impl IntoIterator<Item = Work>) {
-        self.queue(true, items);
-    }
-
-    /// Ends a step: idle helpers leave, once they have spun as long as an
-    /// idle thread does before sleeping without a new step beginning.
-    ///
-    /// Without the lock: helpers decide to leave under it, after reading
-    /// `in_step` false, and only `begin_step_with` (which takes it) turns
-    /// it back; a helper sleeping until the step ends is woken by `ring`,
-    /// which is made for changes made without the lock (`Doorbell`).
-    pub(crate) fn end_step(&self) {
-        self.shared.polled.in_step.store(false, Ordering::SeqCst);
-        self.shared.bell.ring();
-    }
-
     /// Queues `items`, waking a sleeping thread or asking for a helper.
     pub(crate) fn push(&self, items: impl IntoIterator<Item = Work>) {
-        self.queue(false, items);
-    }
-
-    /// [`push`](Self::push), and when `begin`, the start of a step under the
-    /// same lock ([`begin_step_with`](Self::begin_step_with)).
-    #[inline]
-    fn queue(&self, begin: bool, items: impl IntoIterator<Item = Work>) {
         let shared = &*self.shared;
-        let call_helper = {
+        let (queued, call_helper) = {
             let mut state = shared.bell.lock();
-            if begin {
-                shared.polled.in_step.store(true, Ordering::SeqCst);
-            }
             let before = state.queue.len();
             state.queue.extend(items);
             if state.queue.len() == before {
                 return;
             }
-            shared.polled.queued.store(state.queue.len(), Ordering::Relaxed);
             shared.bell.ring_locked(&state);
             let call = state.helpers_out < self.helpers;
             state.helpers_out += usize::from(call);
-            call
+            (state.queue.len(), call)
         };
+        // After unlocking: see `Polled::queued`. (A sleeper woken above
+        // sees the queue under the lock and polls until this lands.)
+        shared.polled.queued.store(queued, Ordering::Relaxed);
         if call_helper {
             // Nothing here may unwind: queued items point to their owners'
             // frames. Without a pool, the owners run their items themselves
@@ -467,41 +445,19 @@ impl Shared {
         }
     }
 
-    /// A helper's life: work while the step lasts, then leave.
+    /// A helper's life: work, idle between steps as a waiting thread does
+    /// (spinning, then sleeping on the doorbell until work is queued),
+    /// until the team drops.
+    ///
+    /// Helpers stay between steps: a helper that left when a step ended
+    /// made the step's start and end each write a flag every idle helper
+    /// polls, two transfers of that cache line per step (`schedule`,
+    /// `benches/peers/examples/schedule_threads`), and a step after a pause
+    /// asked the pool for a helper, which wakes a sleeping worker as the
+    /// doorbell does.
     fn help(&self) {
-        loop {
-            let in_step = &self.polled.in_step;
-            self.work_until(|| !in_step.load(Ordering::SeqCst));
-            // Linger as long as an idle thread spins before sleeping: the
-            // next step often begins within microseconds, and a helper still
-            // here (still counted in `helpers_out`) takes its work without
-            // the step asking the pool for another.
-            let mut idle = 0;
-            while idle < SPINS && !in_step.load(Ordering::SeqCst) {
-                if idle < SPIN_HINTS {
-                    core::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-                idle += 1;
-            }
-            // A step began: back to work, without the lock (taking it here
-            // made the step's caller, queuing its first systems under it,
-            // wait for this thread).
-            if in_step.load(Ordering::SeqCst) {
-                continue;
-            }
-            // Leave only when no step has begun meanwhile (checked under the
-            // lock, which `begin_step_with` takes): a step that queues work
-            // after this sees the helper gone and asks for another. Work
-            // queued outside a step is its owner's to finish: it runs what
-            // it waits for.
-            let mut state = self.bell.lock();
-            if !in_step.load(Ordering::SeqCst) {
-                state.helpers_out -= 1;
-                return;
-            }
-        }
+        let quit = &self.polled.quit;
+        self.work_until(|| quit.load(Ordering::SeqCst));
     }
 }
 
@@ -517,18 +473,15 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicU32;
 
-    /// `f` inside a step of a team of `threads`.
-    fn in_step(threads: usize, f: impl FnOnce(&Team)) {
-        let team = Team::new(threads, "test");
-        team.begin_step();
-        f(&team);
-        team.end_step();
+    /// `f` with a team of `threads`.
+    fn with_team(threads: usize, f: impl FnOnce(&Team)) {
+        f(&Team::new(threads, "test"));
     }
 
     #[test]
     fn every_index_runs_once_with_its_own_item() {
         for threads in [2, 3, 8] {
-            in_step(threads, |team| {
+            with_team(threads, |team| {
                 let mut items: Vec<(usize, u32)> = (0..100).map(|i| (i, 0)).collect();
                 let runs = AtomicU32::new(0);
                 team.for_each_mut(&mut items, &|i, item| {
@@ -544,7 +497,7 @@ mod tests {
 
     #[test]
     fn a_panic_is_raised_once_every_index_has_run() {
-        in_step(2, |team| {
+        with_team(2, |team| {
             let mut items = vec![0u32; 16];
             let result = panic::catch_unwind(AssertUnwindSafe(|| {
                 team.for_each_mut(&mut items, &|i, item| {
@@ -565,7 +518,7 @@ mod tests {
         // Threads waiting for their own subtasks run others' meanwhile: no
         // size of team may deadlock on jobs inside jobs.
         for threads in [2, 3] {
-            in_step(threads, |team| {
+            with_team(threads, |team| {
                 let mut outer = vec![0u64; 6];
                 team.for_each_mut(&mut outer, &|i, sum| {
                     let mut inner: Vec<u64> = (0..8).map(|j| (i * 8 + j) as u64).collect();
@@ -581,7 +534,6 @@ mod tests {
     #[test]
     fn the_pool_starts_when_work_is_first_queued() {
         let team = Team::new(2, "test");
-        team.begin_step();
         assert!(team.pool.get().is_none(), "a new team starts no thread");
         // One item runs on the caller: nothing queued, no pool.
         team.for_each_mut(&mut [0u8], &|_, x| *x = 1);
@@ -591,7 +543,6 @@ mod tests {
             matches!(team.pool.get(), Some(Ok(_))),
             "two items: a helper is asked for"
         );
-        team.end_step();
     }
 
     #[test]
@@ -599,11 +550,9 @@ mod tests {
         let mut team = Team::new(3, "test");
         team.refuse_threads = true;
         for round in 0..2 {
-            team.begin_step();
             let mut items = vec![0u32; 8];
             team.for_each_mut(&mut items, &|i, x| *x = i as u32 + 1);
             assert_eq!(items, (1..=8).collect::<Vec<_>>());
-            team.end_step();
             assert_eq!(team.shared.bell.lock().helpers_out, 0, "no helper counted out");
             assert!(
                 team.take_start_error().is_some(),
@@ -629,7 +578,7 @@ mod tests {
             }
         }
         for threads in [2, 3] {
-            in_step(threads, |team| {
+            with_team(threads, |team| {
                 let drops = Arc::new(AtomicU32::new(0));
                 let mut items = vec![0u32; 6];
                 let payload = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -649,18 +598,24 @@ mod tests {
     }
 
     #[test]
-    fn helpers_leave_when_the_step_ends() {
+    fn helpers_stay_between_steps_and_leave_when_the_team_drops() {
         let team = Team::new(3, "test");
         for _ in 0..50 {
-            team.begin_step();
             let mut items = vec![0u8; 4];
             team.for_each_mut(&mut items, &|_, x| *x = 1);
-            team.end_step();
+            assert_eq!(items, [1; 4]);
         }
-        // Every helper asked for either left or is about to: none is stuck.
+        assert_eq!(
+            team.shared.bell.lock().helpers_out,
+            2,
+            "both helpers asked for once, and still there"
+        );
+        // Each helper holds the shared state: it is freed once both left.
+        let shared = Arc::downgrade(&team.shared);
+        drop(team);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while team.shared.bell.lock().helpers_out > 0 {
-            assert!(std::time::Instant::now() < deadline, "a helper stayed after its step");
+        while shared.upgrade().is_some() {
+            assert!(std::time::Instant::now() < deadline, "a helper stayed after its team");
             std::thread::yield_now();
         }
     }
