@@ -203,9 +203,9 @@ impl Shared {
 fn wait_until(ready: impl Fn() -> bool, park: bool) {
     let mut idle = 0;
     while !ready() {
-        if idle < 64 {
+        if idle < 128 {
             core::hint::spin_loop();
-        } else if idle < 256 || !park {
+        } else if idle < 320 || !park {
             thread::yield_now();
         } else {
             thread::park();

@@ -51,8 +51,18 @@ impl Pending {
 
 impl<'a> Counters<'a> {
     pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool]) -> Self {
-        let transitive = !closed(systems, selected);
-        let count = |i: usize| AtomicUsize::new(waits_on(systems, transitive, i).filter(|&d| selected[d]).count());
+        // Every system selected (`run_all`, the common step): closed, and
+        // each waits for all its dependencies, counted without looking
+        // whether each is selected.
+        let all = selected.iter().all(|&s| s);
+        let transitive = !all && !closed(systems, selected);
+        let count = |i: usize| {
+            AtomicUsize::new(if all {
+                systems[i].dependencies.len()
+            } else {
+                waits_on(systems, transitive, i).filter(|&d| selected[d]).count()
+            })
+        };
         let pending = if systems.len() <= INLINE {
             Pending::Inline(core::array::from_fn(|i| {
                 if i < systems.len() {

@@ -103,6 +103,29 @@ impl<S> Doorbell<S> {
             drop(state);
         }
     }
+
+    /// Wakes the sleepers it sees after a change made without the lock,
+    /// without the read-modify-write [`ring`](Self::ring) orders itself
+    /// with: a thread counting itself a sleeper at this moment may check
+    /// its condition before the change is visible to it and sleep through
+    /// it. Only for changes nobody has to be woken for: the thread that
+    /// made it will act on it itself if no one else does (a step's roots,
+    /// which its caller runs when no helper claims them). A sleeper missed
+    /// here is seen by the next call: its count is visible by then.
+    ///
+    /// The read-modify-write, a locked instruction on x86, waited for every
+    /// store before it to leave the store buffer: at a step's start, those
+    /// of the graph the step had just written over the last step's, whose
+    /// lines the helper had read (a step of `schedule`,
+    /// `benches/peers/examples/schedule_threads`).
+    #[inline]
+    pub(crate) fn ring_unless_racing(&self) {
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            let state = self.lock();
+            self.bell.notify_all();
+            drop(state);
+        }
+    }
 }
 
 #[cfg(all(test, loom))]

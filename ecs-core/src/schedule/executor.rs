@@ -8,6 +8,7 @@
 //! can deadlock — unlike ECST's blocking waits.
 
 use super::counters::Counters;
+use super::roots::MAX as MAX_PUBLISHED;
 use super::team::{discard, keep_first, Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -55,11 +56,41 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     let Some(first) = roots.next() else {
         return;
     };
+    // The other roots: published to idle threads without the lock
+    // (`Team::publish_roots`), but for those past what that can hold,
+    // which are queued.
+    let (mut published, mut far) = (0u64, false);
+    for i in roots {
+        if i < MAX_PUBLISHED {
+            published |= 1 << i;
+        } else {
+            far = true;
+        }
+    }
+    let template = graph.work(0);
     // Nothing below may unwind while queued systems may still run: they
-    // point to `graph`. (`push` only locks, stores and allocates, and
-    // failing to allocate aborts.)
+    // point to `graph`. (`push` and `publish_roots` only lock, store and
+    // allocate, and failing to allocate aborts.)
     let _step = EndStep(&graph.unfinished);
-    team.push(roots.map(|i| graph.work(i)));
+    if published != 0 {
+        // SAFETY: `template` is `graph.work(0)`, whose `Work` invariant
+        // holds for every index of a root (`work`); each root is published
+        // once and run once by its claimer. The roots published by the
+        // team's last step have all run: that step returned only once its
+        // graph finished (`unfinished` read 0 below), and steps of one
+        // team do not overlap (the context's `&mut self` in
+        // `run_selected`, this function's only way in).
+        unsafe { team.publish_roots(&template, published) };
+    }
+    if far {
+        team.push(
+            counters
+                .roots()
+                .skip(1)
+                .filter(|&i| i >= MAX_PUBLISHED)
+                .map(|i| graph.work(i)),
+        );
+    }
     // SAFETY: `graph` lives on this frame, past every use `run_chain` makes.
     // No wake-up when this chain finishes the graph: the only thread that
     // waits for that is this one, which looks at `unfinished` next.

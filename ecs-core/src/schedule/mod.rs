@@ -5,6 +5,7 @@ mod counters;
 mod doorbell;
 mod executor;
 mod parallelism;
+mod roots;
 mod team;
 
 pub(crate) use adapters::Adapter;

@@ -16,6 +16,7 @@
 //! goes, until every item it queued has run.
 
 use super::doorbell::Doorbell;
+use super::roots::Roots;
 use core::any::Any;
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -93,6 +94,9 @@ pub(crate) struct Team {
     /// the error's (an `io::Error`) drop again.
     pool: ManuallyDrop<OnceLock<Result<rayon::ThreadPool, rayon::ThreadPoolBuildError>>>,
     helpers: usize,
+    /// Helpers asked for (each stays until the team drops): once it reads
+    /// `helpers`, queuing work asks for none.
+    helpers_out: AtomicUsize,
     name: &'static str,
     /// Unit tests: building the pool fails, as when the system refuses
     /// threads.
@@ -124,6 +128,9 @@ struct Polled {
     /// does not find the lock still held by the pusher, which then waits
     /// for the lock's line to come back to unlock it).
     queued: AtomicUsize,
+    /// The running step's first systems but the one its caller runs, if
+    /// they could be published here ([`Team::publish_roots`]).
+    roots: Roots<Work>,
     /// Set when the team drops: helpers leave.
     quit: AtomicBool,
 }
@@ -132,8 +139,6 @@ struct State {
     /// Work ready to run, taken last-in first-out (so that a thread waiting
     /// for the subtasks it just queued finds them first).
     queue: Vec<Work>,
-    /// Helpers asked for (each stays until the team drops).
-    helpers_out: usize,
 }
 
 /// One item of work, type-erased: `call(data, index, shared)`.
@@ -178,17 +183,16 @@ impl Team {
     pub(crate) fn new(threads: usize, name: &'static str) -> Self {
         Self {
             shared: Arc::new(Shared {
-                bell: Doorbell::new(State {
-                    queue: Vec::new(),
-                    helpers_out: 0,
-                }),
+                bell: Doorbell::new(State { queue: Vec::new() }),
                 polled: CachePadded::new(Polled {
                     queued: AtomicUsize::new(0),
+                    roots: Roots::new(),
                     quit: AtomicBool::new(false),
                 }),
             }),
             pool: ManuallyDrop::new(OnceLock::new()),
             helpers: threads.saturating_sub(1).max(1),
+            helpers_out: AtomicUsize::new(0),
             name,
             #[cfg(test)]
             refuse_threads: false,
@@ -251,7 +255,7 @@ impl Team {
     /// Queues `items`, waking a sleeping thread or asking for a helper.
     pub(crate) fn push(&self, items: impl IntoIterator<Item = Work>) {
         let shared = &*self.shared;
-        let (queued, call_helper) = {
+        let queued = {
             let mut state = shared.bell.lock();
             let before = state.queue.len();
             state.queue.extend(items);
@@ -259,23 +263,64 @@ impl Team {
                 return;
             }
             shared.bell.ring_locked(&state);
-            let call = state.helpers_out < self.helpers;
-            state.helpers_out += usize::from(call);
-            (state.queue.len(), call)
+            state.queue.len()
         };
         // After unlocking: see `Polled::queued`. (A sleeper woken above
         // sees the queue under the lock and polls until this lands.)
         shared.polled.queued.store(queued, Ordering::Relaxed);
-        if call_helper {
-            // Nothing here may unwind: queued items point to their owners'
-            // frames. Without a pool, the owners run their items themselves
-            // (each waits for its own), and the step reports the error.
-            match self.pool() {
-                Some(pool) => {
-                    let shared = Arc::clone(&self.shared);
-                    pool.spawn(move || shared.help());
-                }
-                None => shared.bell.lock().helpers_out -= 1,
+        self.call_helper();
+    }
+
+    /// Publishes a step's first systems but the one its caller runs: root
+    /// `i` (each bit `i` of `mask`, all below [`MAX`](super::roots::MAX)) is claimed,
+    /// once, by an idle thread or a thread waiting for work, which runs
+    /// `template` with index `i`. Wakes a sleeping thread or asks for a
+    /// helper, as [`push`](Self::push) does.
+    ///
+    /// # Safety
+    /// The invariant of [`Work`] holds for `template` with each index of
+    /// `mask` (its `data` stays valid until each such item has run, each is
+    /// run once), and every root published before has run: one step at a
+    /// time publishes (the roots' own contract, `Roots::publish`).
+    pub(crate) unsafe fn publish_roots(&self, template: &Work, mask: u64) {
+        let shared = &*self.shared;
+        // SAFETY: every root published before has run, so its claim has
+        // returned; `template` (a copy of which each claimer runs) stays
+        // valid until the last of these roots has run, by the caller's
+        // contract.
+        unsafe { shared.polled.roots.publish(template, mask) };
+        // A sleeper missed here (counting itself this very moment) misses
+        // this step's roots only: the step's caller runs the roots no one
+        // claims, and the next step wakes it.
+        shared.bell.ring_unless_racing();
+        self.call_helper();
+    }
+
+    /// Asks the pool for a helper while fewer than `helpers` were asked
+    /// for: after work was queued or published.
+    #[inline]
+    fn call_helper(&self) {
+        let out = self.helpers_out.load(Ordering::Relaxed);
+        // Of two threads queuing at once, one may ask and the other not: a
+        // helper fewer until the next work is queued.
+        if out >= self.helpers
+            || self
+                .helpers_out
+                .compare_exchange(out, out + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        // Nothing here may unwind: queued items point to their owners'
+        // frames. Without a pool, the owners run their items themselves
+        // (each waits for its own), and the step reports the error.
+        match self.pool() {
+            Some(pool) => {
+                let shared = Arc::clone(&self.shared);
+                pool.spawn(move || shared.help());
+            }
+            None => {
+                self.helpers_out.fetch_sub(1, Ordering::Relaxed);
             }
         }
     }
@@ -408,14 +453,18 @@ impl Shared {
         self.bell.ring();
     }
 
+    /// Work to run: the queue's last item, else a published root.
     fn pop(&self) -> Option<Work> {
-        if self.polled.queued.load(Ordering::Relaxed) == 0 {
-            return None;
+        if self.polled.queued.load(Ordering::Relaxed) != 0 {
+            let mut state = self.bell.lock();
+            let work = state.queue.pop();
+            self.polled.queued.store(state.queue.len(), Ordering::Relaxed);
+            if work.is_some() {
+                return work;
+            }
         }
-        let mut state = self.bell.lock();
-        let work = state.queue.pop();
-        self.polled.queued.store(state.queue.len(), Ordering::Relaxed);
-        work
+        let (index, template) = self.polled.roots.claim()?;
+        Some(Work { index, ..template })
     }
 
     /// Runs queued work until `done()` holds: spinning a little when there
@@ -440,7 +489,8 @@ impl Shared {
                 idle += 1;
                 continue;
             }
-            self.bell.sleep(|state| !state.queue.is_empty(), &done);
+            self.bell
+                .sleep(|state| !state.queue.is_empty() || self.polled.roots.any(), &done);
             idle = SPIN_HINTS;
         }
     }
@@ -465,8 +515,16 @@ impl Shared {
 /// hint, the rest yielding the core (a yield takes ~0.2-1 µs, so a thread
 /// stays awake some 100 µs: through the gaps between a step's systems, not
 /// through a long sequential one).
-const SPINS: u32 = 256;
-const SPIN_HINTS: u32 = 64;
+///
+/// 128 spin hints last about 3 µs here. With 64 (about 1.5 µs), a helper
+/// that had finished its part of a `schedule` step 1.6 µs before the next
+/// step published its roots was yielding by then in half the steps, and
+/// took 0.5-1 µs to start instead of under 0.25 µs
+/// (`benches/peers/examples/schedule_threads`, latency histogram: 97-99%
+/// of steps under 0.25 µs with 128 against 50%). The helpers that left at
+/// a step's end had started a new spin then.
+const SPINS: u32 = 320;
+const SPIN_HINTS: u32 = 128;
 
 #[cfg(all(test, not(loom)))]
 mod tests {
@@ -553,7 +611,7 @@ mod tests {
             let mut items = vec![0u32; 8];
             team.for_each_mut(&mut items, &|i, x| *x = i as u32 + 1);
             assert_eq!(items, (1..=8).collect::<Vec<_>>());
-            assert_eq!(team.shared.bell.lock().helpers_out, 0, "no helper counted out");
+            assert_eq!(team.helpers_out.load(Ordering::Relaxed), 0, "no helper counted out");
             assert!(
                 team.take_start_error().is_some(),
                 "round {round}: the error is reported"
@@ -606,7 +664,7 @@ mod tests {
             assert_eq!(items, [1; 4]);
         }
         assert_eq!(
-            team.shared.bell.lock().helpers_out,
+            team.helpers_out.load(Ordering::Relaxed),
             2,
             "both helpers asked for once, and still there"
         );

@@ -276,8 +276,8 @@ struct Helper {
 
 /// Idle rounds before a waiting thread sleeps: the first `SPIN_HINTS` with a
 /// spin hint, the rest yielding the core (ecs's `team.rs` policy).
-const SPINS: u32 = 256;
-const SPIN_HINTS: u32 = 64;
+const SPINS: u32 = 320;
+const SPIN_HINTS: u32 = 128;
 
 /// Waits until `ready()`: spins, then yields, then (if `park`) sleeps until
 /// unparked, checking again after each wake.
