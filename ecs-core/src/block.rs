@@ -54,7 +54,8 @@ impl<K: Column> Place<K> {
     /// `fetch` comes from `fetch_state` of a column that stays
     /// shared-borrowed (so neither moved nor dropped) while the place is
     /// used, and `start` has a value.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
         let first = if K::LINEAR {
             // SAFETY: `start` has a value (caller).
@@ -69,7 +70,8 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + k` has a value.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn offset(&self, k: usize) -> Self {
         Place {
             fetch: self.fetch,
@@ -88,7 +90,8 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + j` has a value.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn ptr(&self, j: usize) -> *mut K::Item {
         if K::LINEAR {
             // SAFETY: the ids `start..=start + j` have values (caller), so
@@ -122,7 +125,8 @@ impl<K: Column> Staged<K> {
     /// every id of the block has a value; while it lives, nothing but the
     /// block reads or writes those values (the caller holds the only right
     /// to write them, and hands out no other access to them).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(place: Place<K>) -> Self {
         let mut block = Staged {
             place,
@@ -143,7 +147,8 @@ impl<K: Column> Staged<K> {
     ///
     /// # Safety
     /// `j < BLOCK`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn get(&mut self, j: usize) -> &mut K::Item {
         if Self::STAGES {
             // SAFETY: `j < BLOCK` (caller); `new` moved a value into every
@@ -160,7 +165,8 @@ impl<K: Column> Staged<K> {
 }
 
 impl<K: Column> Drop for Staged<K> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn drop(&mut self) {
         if Self::STAGES {
             // SAFETY: moves every value back into the slot it came from

@@ -154,7 +154,8 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[inline(always)]
     fn fetch_state(&self) {}
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
         Self::dangling()
     }
