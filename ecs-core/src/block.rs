@@ -54,6 +54,7 @@ impl<K: Column> Place<K> {
     /// `fetch` comes from `fetch_state` of a column that stays
     /// shared-borrowed (so neither moved nor dropped) while the place is
     /// used, and `start` has a value.
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
@@ -70,6 +71,7 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + k` has a value.
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn offset(&self, k: usize) -> Self {
@@ -90,6 +92,7 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + j` has a value.
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn ptr(&self, j: usize) -> *mut K::Item {
@@ -125,6 +128,7 @@ impl<K: Column> Staged<K> {
     /// every id of the block has a value; while it lives, nothing but the
     /// block reads or writes those values (the caller holds the only right
     /// to write them, and hands out no other access to them).
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(place: Place<K>) -> Self {
@@ -147,6 +151,7 @@ impl<K: Column> Staged<K> {
     ///
     /// # Safety
     /// `j < BLOCK`.
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn get(&mut self, j: usize) -> &mut K::Item {
@@ -165,6 +170,7 @@ impl<K: Column> Staged<K> {
 }
 
 impl<K: Column> Drop for Staged<K> {
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn drop(&mut self) {

@@ -287,6 +287,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         self.base()
     }
 
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch(base: NonNull<T>, id: EntityId) -> NonNull<T> {

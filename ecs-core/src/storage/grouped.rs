@@ -479,6 +479,7 @@ where
         NonNull::new(self.0.slots.as_ptr().cast_mut()).expect("a Vec's pointer is never null")
     }
 
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch(base: Self::Fetch, id: EntityId) -> NonNull<Self::Item> {
