@@ -92,9 +92,7 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + j` has a value.
-    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
-    #[cfg_attr(debug_assertions, inline)]
-    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[inline(always)]
     pub(crate) unsafe fn ptr(&self, j: usize) -> *mut K::Item {
         if K::LINEAR {
             // SAFETY: the ids `start..=start + j` have values (caller), so
@@ -151,9 +149,7 @@ impl<K: Column> Staged<K> {
     ///
     /// # Safety
     /// `j < BLOCK`.
-    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
-    #[cfg_attr(debug_assertions, inline)]
-    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[inline(always)]
     pub(crate) unsafe fn get(&mut self, j: usize) -> &mut K::Item {
         if Self::STAGES {
             // SAFETY: `j < BLOCK` (caller); `new` moved a value into every
