@@ -320,6 +320,7 @@ mod forgetful {
     use ecs::{EntityId, EntityLimit};
     use std::ptr::NonNull;
 
+    #[derive(Clone)]
     pub struct Lost;
 
     pub struct Forgetful(HashMapStorage<Lost>);
@@ -385,5 +386,13 @@ mod forgetful {
     fn a_storage_that_does_not_store_is_caught_at_spawn_batch() {
         let mut ctx = Ctx::new();
         ctx.step(|p| p.spawn_batch((0..3).map(|_| (Lost,))).map(drop)).unwrap();
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "its `Column` implementation breaks the trait's contract")]
+    fn a_storage_that_does_not_store_is_caught_at_spawn_n() {
+        let mut ctx = Ctx::new();
+        ctx.step(|p| p.spawn_n(3, (Lost,)).map(drop)).unwrap();
     }
 }

@@ -54,7 +54,9 @@ impl<K: Column> Place<K> {
     /// `fetch` comes from `fetch_state` of a column that stays
     /// shared-borrowed (so neither moved nor dropped) while the place is
     /// used, and `start` has a value.
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(fetch: K::Fetch, start: EntityId) -> Self {
         let first = if K::LINEAR {
             // SAFETY: `start` has a value (caller).
@@ -69,7 +71,9 @@ impl<K: Column> Place<K> {
     ///
     /// # Safety
     /// Every id of `start..=start + k` has a value.
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn offset(&self, k: usize) -> Self {
         Place {
             fetch: self.fetch,
@@ -122,7 +126,9 @@ impl<K: Column> Staged<K> {
     /// every id of the block has a value; while it lives, nothing but the
     /// block reads or writes those values (the caller holds the only right
     /// to write them, and hands out no other access to them).
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(place: Place<K>) -> Self {
         let mut block = Staged {
             place,
@@ -160,7 +166,9 @@ impl<K: Column> Staged<K> {
 }
 
 impl<K: Column> Drop for Staged<K> {
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn drop(&mut self) {
         if Self::STAGES {
             // SAFETY: moves every value back into the slot it came from

@@ -172,7 +172,7 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
 
 impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// Whether a walk over ids that are not one run walks them run by run
-    /// (`walk_runs`): under `layout: archetypes`, where a system's ids are
+    /// (`run_len`): under `layout: archetypes`, where a system's ids are
     /// a few runs; elsewhere they may be scattered, and the search for each
     /// run's end would be paid per id.
     const RUNS: bool = matches!(Cx::SETTINGS.layout, crate::layout::Layout::Archetypes);
@@ -381,60 +381,54 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // hand out mutable borrows nor borrow components this system writes;
         // other subtasks touch other entities; no concurrent system
         // conflicts; and the storages stay shared-borrowed for `'a`.
-        // Ids that are one run (or, under `layout: archetypes`, a few runs)
-        // are walked from each column's first value: only for a query that
-        // reads a linear column, and a subtask with entities. `Q::LINEAR` is
-        // a constant tested on its own, so that for other queries none of
-        // this code is generated (not even in a debug build, where a branch
-        // on a computed condition keeps both arms).
-        if Q::LINEAR && !ids.is_empty() {
-            // The common case of entities created together: ids are one ascending
-            // run, so linear columns are walked from the address of the run's first
-            // value (one address per column for the whole walk, not one per block or
-            // entity), and the loop can be vectorised. Only for a subtask with
-            // entities: `start` must be one of them.
-            // From the set rather than `view.run`: `run_start`'s checks, inlined
-            // here, tell the compiler that `start + k` does not wrap, so that it
-            // walks the columns with pointers; without them it recomputes each
-            // address from the id, which made simple_iter 1.25x slower.
+        // A query that reads a linear column walks runs of consecutive ids,
+        // from each column's value of the run's first id. `Q::LINEAR` is a
+        // constant tested on its own, so that for other queries none of this
+        // code is generated (not even in a debug build, where a branch on a
+        // computed condition keeps both arms).
+        if Q::LINEAR {
+            // The common case of entities created together: ids are one
+            // ascending run, walked as one (one address per column for the
+            // whole walk, not one per block or entity), and the loop can be
+            // vectorised. Only for a subtask with entities: `start` must be
+            // one of them. From the set rather than `view.run`: `run_start`'s
+            // checks, inlined here, tell the compiler that `start + k` does
+            // not wrap, so that it walks the columns with pointers; without
+            // them it recomputes each address from the id, which made
+            // simple_iter 1.25x slower.
             if let Some(start) = run_from(view.set, view.range.start) {
-                // SAFETY: `start` is `ids[0]` (run invariant, `ids` not empty); see
-                // above.
-                let place = unsafe { Q::run(fetch, EntityId(start)) };
-                // Blocks first, when asked for, so that the compiler may vectorise
-                // `f` across a block (see `block`): the first `done` entities go in
-                // blocks, the rest one by one below. (`BLOCKS` is a constant: a
-                // walk one entity at a time generates no block code.)
-                let done = if BLOCKS {
+                if !ids.is_empty() {
                     // SAFETY: the ids `start..start + ids.len()` are `ids` (run
                     // invariant), all the subtask's; see above.
-                    unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, ids.len(), &mut f) }
-                } else {
-                    0
-                };
-                // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
-                // code was inlined into every walk before LLVM saw it. One loop per
-                // way of reaching the values, each with `f` inside (`call` is always
-                // inlined, and `f` is called from it alone): one loop testing the
-                // way per entity was not unswitched when `f` was large, and kept the
-                // test's flag, the columns' places and its counter on the stack
-                // (particles' spatial partition: 6 loads from the stack per entity).
-                for k in done..ids.len() {
-                    // SAFETY: `start + k` is `ids[k]`, and the ids before it are the
-                    // subtask's too (run invariant); see above.
-                    let item = unsafe { Q::run_item(&place, k) };
-                    call(&mut f, view, item);
+                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, start, ids.len(), &mut f) };
                 }
                 return;
             }
-            // Several runs, as `layout: archetypes` leaves a system over several
-            // sets: each run is walked as one (see `walk_runs`).
             if Self::RUNS && view.set.is_ascending() {
-                walk_runs::<Cx, S, Q, BLOCKS>(view, ids, fetch, &mut f);
+                // Several runs, as `layout: archetypes` leaves a system over
+                // several sets: each run is walked as one.
+                let mut s = 0;
+                while s < ids.len() {
+                    let rest = &ids[s..];
+                    let len = run_len(rest);
+                    // SAFETY: the ids `rest[0]..rest[0] + len` are `rest[..len]`
+                    // (`run_len`), all the subtask's; see above.
+                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, rest[0].0, len, &mut f) };
+                    s += len;
+                }
                 return;
             }
+            // Scattered ids, where the search for each run's end would be
+            // paid per id: one id at a time, each a run of one (`len` a
+            // constant 1: in an optimised build, the same code as a fetch).
+            for k in 0..ids.len() {
+                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
+                // ids; see above.
+                unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, ids.get_unchecked(k).0, 1, &mut f) };
+            }
+            return;
         }
-        // Any other list of ids, one at a time (`f` called from one site, so
+        // Any other query, one id at a time (`f` called from one site, so
         // that the compiler inlines it).
         for k in 0..ids.len() {
             // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
@@ -841,58 +835,94 @@ where
     blocks * BLOCK
 }
 
-/// Walks `ids` (ascending) run by run of consecutive ids, each run as
-/// `Data::walk` walks a subtask's ids that are one run (in blocks when
-/// `BLOCKS`, from the run's first value in linear columns). In `benches/drivers`' `runs_walk` (Move over movers of two
-/// sets that a third set's run parts), Move cost 9.1 instructions per mover
-/// walked id by id, and costs 3.5 run by run, as over movers of one set
-/// (callgrind, 20 000 and 40 000 movers, 20 steps).
+/// Calls `f` with the item of `Q` for each id of the run `first..first +
+/// len`, in blocks when `BLOCKS`, from each linear column's value of
+/// `first`: the body of every walk over runs (`Data::walk`'s one run, its
+/// runs under `layout: archetypes`, and its ids one at a time).
 ///
-/// The caller's guarantees are `Data::walk`'s: every id of `ids` is one of
-/// the subtask's entities and holds every component `Q` borrows, and `f`
-/// gets each item for one call.
-#[inline(always)]
-fn walk_runs<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
+/// Inlined into each of its callers in an optimised build, so that each
+/// loop is specialised (a run of one folds to a fetch, the one run keeps
+/// `run_start`'s checks). A debug build compiles it once per walk and calls
+/// it: inlined, each walk compiled its column accesses and the call of `f`
+/// three times (the always-inliner runs even at `opt-level = 0`). For the
+/// same reason, what it calls per run or block that is generic over the
+/// column type only (`Place::new` and `offset`, `Staged::new` and `drop`,
+/// the columns' `fetch`) is always inlined in an optimised build only: a
+/// debug build compiles it once per column type, not into every walk of
+/// every system. (`Place::ptr` and `Staged::get`, called per entity, stay
+/// always inlined: as calls they made a debug build's simple_iter system
+/// 5% slower (callgrind), for 46 instructions fewer.) For
+/// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
+/// after the O0 pipeline went 117 076 → 113 946 instructions (with `ptr`
+/// and `get` as calls), and rustc's own instructions building it 6.90 G →
+/// 6.73 G (cachegrind).
+///
+/// # Safety
+/// `Data::walk`'s guarantees for each id of the run: each is one of the
+/// subtask's entities and holds every component `Q` borrows, `fetch` is
+/// `Q::init` of the context's storages, and `f` gets each item for one
+/// call.
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
     view: &mut View<'a, Cx, S>,
-    ids: &[EntityId],
     fetch: Q::Fetch,
+    first: u32,
+    len: usize,
     f: &mut impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
 ) {
-    let mut s = 0;
-    while s < ids.len() {
-        let first = ids[s].0;
-        // The ids strictly ascend (the caller checked `is_ascending`, which
-        // `SparseSet`'s invariant makes mean so, as `run_start` relies on):
-        // `ids[s + k] - first >= k`, equal exactly while the ids from `s` on
-        // are consecutive, so the run's length is a binary search.
-        let rest = &ids[s..];
-        let (mut lo, mut hi) = (1, rest.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if (rest[mid].0 - first) as usize == mid {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        let len = lo;
-        // SAFETY: `first` is `ids[s]`, one of the subtask's entities (caller).
-        let place = unsafe { Q::run(fetch, EntityId(first)) };
-        let done = if BLOCKS {
-            // SAFETY: the ids `first..first + len` are `ids[s..s + len]`
-            // (one run), all the subtask's (caller).
-            unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, len, f) }
-        } else {
-            0
-        };
-        for k in done..len {
-            // SAFETY: `first + k` is `ids[s + k]`, and the ids before it in
-            // the run are the subtask's too (caller).
-            let item = unsafe { Q::run_item(&place, k) };
-            f(view, item);
-        }
-        s += len;
+    // SAFETY: `first` is one of the subtask's entities (caller).
+    let place = unsafe { Q::run(fetch, EntityId(first)) };
+    // Blocks first, when asked for, so that the compiler may vectorise
+    // `f` across a block (see `block`): the first `done` entities go in
+    // blocks, the rest one by one below. (`BLOCKS` is a constant: a
+    // walk one entity at a time generates no block code.)
+    let done = if BLOCKS {
+        // SAFETY: the caller's guarantees, for the ids `first..first + len`.
+        unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, len, f) }
+    } else {
+        0
+    };
+    // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+    // code was inlined into every walk before LLVM saw it. One loop per
+    // way of reaching the values, each with `f` inside (`call` is always
+    // inlined, and `f` is called from it alone): one loop testing the
+    // way per entity was not unswitched when `f` was large, and kept the
+    // test's flag, the columns' places and its counter on the stack
+    // (particles' spatial partition: 6 loads from the stack per entity).
+    for k in done..len {
+        // SAFETY: `first + k` is in the run, and the ids before it are the
+        // subtask's too (caller).
+        let item = unsafe { Q::run_item(&place, k) };
+        call(f, view, item);
     }
+}
+
+/// The length of the run of consecutive ids that `ids` (strictly
+/// ascending, not empty) starts with: under `layout: archetypes`,
+/// `Data::walk` walks a subtask's ids run by run. In `benches/drivers`'
+/// `runs_walk` (Move over movers of two sets that a third set's run parts),
+/// Move cost 9.1 instructions per mover walked id by id, and costs 3.5 run
+/// by run, as over movers of one set (callgrind, 20 000 and 40 000 movers,
+/// 20 steps). Not generic, and out of line: compiled once, in `ecs-core`,
+/// and called once per run.
+#[inline(never)]
+fn run_len(ids: &[EntityId]) -> usize {
+    let first = ids[0].0;
+    // The ids strictly ascend (the caller checked `is_ascending`, which
+    // `SparseSet`'s invariant makes mean so, as `run_start` relies on):
+    // `ids[k] - first >= k`, equal exactly while the ids are consecutive,
+    // so the run's length is a binary search.
+    let (mut lo, mut hi) = (1, ids.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if (ids[mid].0 - first) as usize == mid {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The ids of `set`, the range of them that subtask `subtask` of
@@ -928,10 +958,12 @@ fn call<V, I>(f: &mut impl FnMut(&mut V, I), view: &mut V, item: I) {
     f(view, item)
 }
 
-/// The id at place `start` of `set` when its ids are one run. Not generic,
-/// so compiled once rather than in every walk; always inlined, so that the
-/// walk sees `run_start`'s checks.
-#[inline(always)]
+/// The id at place `start` of `set` when its ids are one run. Always
+/// inlined in an optimised build, so that the walk sees `run_start`'s
+/// checks; called in a debug build, which has nothing to gain from
+/// inlining it into every walk (see `walk_run`).
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn run_from(set: &SparseSet, start: usize) -> Option<u32> {
     set.run_start().map(|first| first.0 + start as u32)
 }

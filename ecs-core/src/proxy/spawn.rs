@@ -227,6 +227,22 @@ const DUPLICATE: &str = "a bundle names the same component twice; give each comp
 const UNSTORED: &str =
     "a storage holds no value for an id it was just given one: its `Column` implementation breaks the trait's contract";
 
+/// Whether column `C` holds a value for every id of `ids`: the debug
+/// builds' check after storing bundles in bulk. One function per component
+/// type with a plain loop: an `all` closure in each bundle's code was three
+/// more functions per bundle and component in a debug build (`all`, its
+/// `try_fold` and the closure: 3 000 of the 117 000 instructions a debug
+/// build compiled for `scripts/compile-cost`'s 64/32 declaration).
+fn stores_all<Cx: ContextDecl, C: Component<Cx>>(storages: &Cx::Storages, ids: Range<usize>) -> bool {
+    let column = C::column(storages);
+    for i in ids {
+        if !column.contains(EntityId(i as u32)) {
+            return false;
+        }
+    }
+    true
+}
+
 /// Whether no index appears twice.
 const fn distinct(indices: &[usize]) -> bool {
     let mut i = 0;
@@ -508,11 +524,7 @@ macro_rules! bundle {
                     }
                 )+
                 // As in `store`: the caller records these components next.
-                $(debug_assert!(
-                    ids.clone().all(|i| $C::column(storages).contains(EntityId(i as u32))),
-                    "{}",
-                    UNSTORED
-                );)+
+                $(debug_assert!(stores_all::<Cx, $C>(storages, ids.clone()), "{}", UNSTORED);)+
             }
         }
 
@@ -581,11 +593,7 @@ macro_rules! bundle {
                     }
                 )+
                 // As in `store`: the caller records these components next.
-                $(debug_assert!(
-                    (ids.start..ids.start + stored).all(|i| $C::column(storages).contains(EntityId(i as u32))),
-                    "{}",
-                    UNSTORED
-                );)+
+                $(debug_assert!(stores_all::<Cx, $C>(storages, ids.start..ids.start + stored), "{}", UNSTORED);)+
                 stored
             }
         }

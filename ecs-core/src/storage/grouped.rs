@@ -479,7 +479,9 @@ where
         NonNull::new(self.0.slots.as_ptr().cast_mut()).expect("a Vec's pointer is never null")
     }
 
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch(base: Self::Fetch, id: EntityId) -> NonNull<Self::Item> {
         // SAFETY: the caller guarantees `base` is this buffer's, still live,
         // and that member `I` of `id` is present, so `id` is in bounds.

@@ -512,7 +512,9 @@ unsafe impl<T: ComponentBounds, K: Column<Item = Many<T>> + Storage> Column for 
         self.first.fetch_state()
     }
 
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch(state: K::Fetch, id: EntityId) -> NonNull<Many<T>> {
         // SAFETY: forwarded from the caller.
         unsafe { K::fetch(state, id) }

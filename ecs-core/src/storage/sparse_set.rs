@@ -242,7 +242,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         (self.values.base(), NonNull::from(self.index.as_slice()).cast::<u32>())
     }
 
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((values, index): Self::Fetch, id: EntityId) -> NonNull<T> {
         // SAFETY: the caller guarantees the state is this storage's, still
         // live, and that `id` has a value: `index[id]` is in bounds and names

@@ -154,7 +154,9 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[inline(always)]
     fn fetch_state(&self) {}
 
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
         Self::dangling()
     }
