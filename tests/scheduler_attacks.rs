@@ -409,6 +409,11 @@ macro_rules! attack_context {
                         LOG.arm(&[1], round % 4 == 1);
                         checked(&mut ctx, &ALL, true, &[1], |p| p.run_all(&()));
                     }
+                    if round % 8 == 0 {
+                        // Dropped with its helpers asleep: only the drop's
+                        // ring wakes them to leave.
+                        helpers_asleep(stringify!($ctx));
+                    }
                     drop(ctx);
                 }
                 LOG.arm(&[], false);
@@ -456,7 +461,9 @@ attack_context!(four_threads, Four, 4);
 fn helpers_leave(context: &str) {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
-        let prefix = format!("{context}-worker-");
+        // Linux keeps 15 bytes of a thread's name.
+        let mut prefix = format!("{context}-worker-");
+        prefix.truncate(15);
         let count = || {
             std::fs::read_dir("/proc/self/task")
                 .unwrap()
@@ -488,7 +495,8 @@ fn helpers_leave(context: &str) {
 fn helpers_asleep(context: &str) {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
-        let prefix = format!("{context}-worker-");
+        let mut prefix = format!("{context}-worker-");
+        prefix.truncate(15);
         let all_asleep = || {
             std::fs::read_dir("/proc/self/task").unwrap().all(|task| {
                 let Ok(task) = task else { return true };
@@ -631,6 +639,7 @@ macro_rules! wide_context {
                         }
                     }
                 }
+                helpers_asleep(stringify!($ctx));
                 drop(ctx);
                 helpers_leave(stringify!($ctx));
             }
