@@ -14,6 +14,11 @@
 //! once), and that a dropped context's helpers leave (Linux: threads
 //! counted by name).
 //!
+//! The waits (a rendezvous, helpers leaving or falling asleep) end after
+//! 30 s: bounds on a hang, not timings; 30 rather than 10 so that a test
+//! process stopped for a while (the machine's benchmarks pause nice-19
+//! processes) does not fail them.
+//!
 //! `two_threads::*` run under Miri too (`.ci/miri`, Tree Borrows, with
 //! fewer steps), where the rendezvous is off (see
 //! `helpers_come_back_after_a_pause`); they also run under plain
@@ -108,14 +113,14 @@ impl Log {
         self.done.iter().for_each(|d| d.store(false, SeqCst));
     }
 
-    /// Rendezvous party `side` (0 or 1): when on, waits up to 10 s for the
+    /// Rendezvous party `side` (0 or 1): when on, waits up to 30 s for the
     /// other side to start too.
     fn meet(&self, side: usize) {
         if !self.rendezvous.load(SeqCst) {
             return;
         }
         self.met[side].store(true, SeqCst);
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         while !self.met[1 - side].load(SeqCst) {
             if Instant::now() > deadline {
                 self.missed.fetch_add(1, SeqCst);
@@ -442,7 +447,7 @@ macro_rules! attack_context {
                     // from before the helper slept, which the memory model
                     // allows any number of times (hardware makes the store
                     // visible within a bound); the helper then sleeps
-                    // through the step and `r1` waits out its 10 s on
+                    // through the step and `r1` waits out its 30 s on
                     // Miri's clock.
                     LOG.rendezvous.store($threads > 1 && !cfg!(miri), SeqCst);
                     // The pause inside the step, right before its systems:
@@ -465,7 +470,7 @@ attack_context!(two_threads, Two, 2);
 attack_context!(three_threads, Three, 3);
 attack_context!(four_threads, Four, 4);
 
-/// Waits up to 10 s for the threads named `{context}-worker-*` to leave
+/// Waits up to 30 s for the threads named `{context}-worker-*` to leave
 /// (Linux: `/proc/self/task/*/comm`; elsewhere and under Miri, only that
 /// dropping returned).
 fn helpers_leave(context: &str) {
@@ -481,7 +486,7 @@ fn helpers_leave(context: &str) {
                 .filter(|comm| comm.starts_with(&prefix))
                 .count()
         };
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         while count() > 0 {
             assert!(
                 Instant::now() < deadline,
@@ -498,7 +503,7 @@ fn helpers_leave(context: &str) {
 /// Waits until the threads named `{context}-worker-*` sleep (Linux:
 /// state `S` in `/proc/self/task/*/stat`, which a thread spinning or
 /// yielding never shows; a helper blocks only on the doorbell), at most
-/// 10 s; elsewhere and under Miri, 50 ms. A fixed pause was not enough:
+/// 30 s; elsewhere and under Miri, 50 ms. A fixed pause was not enough:
 /// on two cores loaded by other processes, a nice-19 helper's 192 yields
 /// before it sleeps outlasted a 50 ms pause, and a helper still yielding
 /// found the roots without being woken.
@@ -517,7 +522,7 @@ fn helpers_asleep(context: &str) {
                 !comm.starts_with(&prefix) || state.starts_with('S')
             })
         };
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         while !all_asleep() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
