@@ -62,7 +62,7 @@ pub struct Log {
 }
 
 impl Log {
-    pub const fn new() -> Self {
+    const fn new() -> Self {
         Self {
             lock: Mutex::new(()),
             runs: [const { AtomicU32::new(0) }; MAX],
@@ -371,7 +371,11 @@ macro_rules! attack_context {
                 let _lock = LOG.lock();
                 let mut ctx = context();
                 let cases: &[&[usize]] = &[&[0], &[1], &[2], &[3], &[SPLIT], &[4], &[8], &[6, 7], &[0, 1, 2, 3, SPLIT]];
-                let rounds = if cfg!(miri) { 1 } else { 20 };
+                // Under Miri, the caller's root, a published root, the
+                // subtasks and all roots at once: all nine cases took 15 s
+                // of Miri's time.
+                let miri_cases: &[&[usize]] = &[&[0], &[2], &[SPLIT], &[0, 1, 2, 3, SPLIT]];
+                let (rounds, cases) = if cfg!(miri) { (1, miri_cases) } else { (20, cases) };
                 for _ in 0..rounds {
                     for grenades in [false, true] {
                         for &armed in cases {
