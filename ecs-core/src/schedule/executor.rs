@@ -11,7 +11,6 @@ use super::counters::Counters;
 use super::roots::MAX as MAX_PUBLISHED;
 use super::team::{discard, keep_first, Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
-use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
@@ -51,7 +50,7 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
         counters: &counters,
         run,
         unfinished: AtomicUsize::new(selected.iter().filter(|&&s| s).count()),
-        panics: ManuallyDrop::new(Mutex::new(Panics::default())),
+        panics: Mutex::new(Panics::default()),
         panicked: AtomicBool::new(false),
     };
     let mut roots = counters.roots();
@@ -103,10 +102,8 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     // unlock were two of its three read-modify-writes. (`Relaxed`: the
     // read of `unfinished` above synchronised with every system's end.)
     if graph.panicked.load(Ordering::Relaxed) {
-        // Taken out (what stays, empty, owns nothing) and dropped here: the
-        // graph does not drop its panics (`Graph::panics`).
-        let panics = core::mem::take(&mut *graph.panics.lock());
-        if let Some(payload) = panics.first {
+        let payload = graph.panics.lock().first.take();
+        if let Some(payload) = payload {
             panic::resume_unwind(payload);
         }
     }
@@ -135,10 +132,7 @@ struct Graph<'a> {
     /// graph may go once this reads 0.
     unfinished: AtomicUsize,
     /// What panicked (untouched, and unallocated, in a step without panics).
-    /// Never dropped with the graph: `execute_systems` takes it out after a
-    /// panic and leaves an empty one (dropping it took 36 instructions of
-    /// every step).
-    panics: ManuallyDrop<Mutex<Panics>>,
+    panics: Mutex<Panics>,
     /// Whether `panics` holds something: set under its lock, before the
     /// panicking system's end is counted in `unfinished`.
     panicked: AtomicBool,
