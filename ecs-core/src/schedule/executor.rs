@@ -11,7 +11,7 @@ use super::counters::Counters;
 use super::roots::MAX as MAX_PUBLISHED;
 use super::team::{discard, keep_first, Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -51,7 +51,6 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
         run,
         unfinished: AtomicUsize::new(selected.iter().filter(|&&s| s).count()),
         panics: Mutex::new(Panics::default()),
-        panicked: AtomicBool::new(false),
     };
     let mut roots = counters.roots();
     let Some(first) = roots.next() else {
@@ -98,14 +97,9 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     unsafe { Graph::run_chain(&graph, first, team.shared(), false) };
     team.shared()
         .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
-    // Locked only after a panic: a step's tail is short, and the lock and
-    // unlock were two of its three read-modify-writes. (`Relaxed`: the
-    // read of `unfinished` above synchronised with every system's end.)
-    if graph.panicked.load(Ordering::Relaxed) {
-        let payload = graph.panics.lock().first.take();
-        if let Some(payload) = payload {
-            panic::resume_unwind(payload);
-        }
+    let payload = graph.panics.lock().first.take();
+    if let Some(payload) = payload {
+        panic::resume_unwind(payload);
     }
 }
 
@@ -133,9 +127,6 @@ struct Graph<'a> {
     unfinished: AtomicUsize,
     /// What panicked (untouched, and unallocated, in a step without panics).
     panics: Mutex<Panics>,
-    /// Whether `panics` holds something: set under its lock, before the
-    /// panicking system's end is counted in `unfinished`.
-    panicked: AtomicBool,
 }
 
 impl<'a> Graph<'a> {
@@ -236,7 +227,6 @@ impl<'a> Graph<'a> {
             Err(payload) => {
                 let unkept = {
                     let mut panics = self.panics.lock();
-                    self.panicked.store(true, Ordering::Relaxed);
                     finished += self.doom_descendants(i, &mut panics.doomed);
                     keep_first(&mut panics.first, payload)
                 };
