@@ -94,9 +94,6 @@ pub(crate) struct Team {
     /// the error's (an `io::Error`) drop again.
     pool: ManuallyDrop<OnceLock<Result<rayon::ThreadPool, rayon::ThreadPoolBuildError>>>,
     helpers: usize,
-    /// Helpers asked for (each stays until the team drops): once it reads
-    /// `helpers`, queuing work asks for none.
-    helpers_out: AtomicUsize,
     name: &'static str,
     /// Unit tests: building the pool fails, as when the system refuses
     /// threads.
@@ -116,6 +113,10 @@ pub(crate) struct Shared {
     /// wait for the line to come back from the helper that had just read
     /// it.
     polled: CachePadded<Polled>,
+    /// Helpers asked for and not gone back to the pool: while it reads the
+    /// team's count, queuing work asks for none. (Changed when a helper is
+    /// asked for or leaves, rarely: not on the polled line.)
+    helpers_out: AtomicUsize,
 }
 
 /// The words idle threads poll ([`Shared::polled`]).
@@ -184,6 +185,7 @@ impl Team {
         Self {
             shared: Arc::new(Shared {
                 bell: Doorbell::new(State { queue: Vec::new() }),
+                helpers_out: AtomicUsize::new(0),
                 polled: CachePadded::new(Polled {
                     queued: AtomicUsize::new(0),
                     roots: Roots::new(),
@@ -192,7 +194,6 @@ impl Team {
             }),
             pool: ManuallyDrop::new(OnceLock::new()),
             helpers: threads.saturating_sub(1).max(1),
-            helpers_out: AtomicUsize::new(0),
             name,
             #[cfg(test)]
             refuse_threads: false,
@@ -300,12 +301,12 @@ impl Team {
     /// for: after work was queued or published.
     #[inline]
     fn call_helper(&self) {
-        let out = self.helpers_out.load(Ordering::Relaxed);
+        let helpers_out = &self.shared.helpers_out;
+        let out = helpers_out.load(Ordering::Relaxed);
         // Of two threads queuing at once, one may ask and the other not: a
         // helper fewer until the next work is queued.
         if out >= self.helpers
-            || self
-                .helpers_out
+            || helpers_out
                 .compare_exchange(out, out + 1, Ordering::Relaxed, Ordering::Relaxed)
                 .is_err()
         {
@@ -320,7 +321,7 @@ impl Team {
                 pool.spawn(move || shared.help());
             }
             None => {
-                self.helpers_out.fetch_sub(1, Ordering::Relaxed);
+                helpers_out.fetch_sub(1, Ordering::Relaxed);
             }
         }
     }
@@ -470,10 +471,16 @@ impl Shared {
     /// Runs queued work until `done()` holds: spinning a little when there
     /// is none, then sleeping until woken.
     pub(crate) fn work_until(&self, done: impl Fn() -> bool) {
+        self.work(done, true);
+    }
+
+    /// [`work_until`](Self::work_until); when not `sleep`, returns instead
+    /// of sleeping (`false`: idle that long without `done()`).
+    fn work(&self, done: impl Fn() -> bool, sleep: bool) -> bool {
         let mut idle = 0;
         loop {
             if done() {
-                return;
+                return true;
             }
             if let Some(work) = self.pop() {
                 work.run(self);
@@ -489,25 +496,34 @@ impl Shared {
                 idle += 1;
                 continue;
             }
+            if !sleep {
+                return false;
+            }
             self.bell
                 .sleep(|state| !state.queue.is_empty() || self.polled.roots.any(), &done);
             idle = SPIN_HINTS;
         }
     }
 
-    /// A helper's life: work, idle between steps as a waiting thread does
-    /// (spinning, then sleeping on the doorbell until work is queued),
-    /// until the team drops.
+    /// A helper's life: work, through the gaps between steps too, until
+    /// idle as long as a waiting thread spins before sleeping (some 100
+    /// µs); then back to the pool, which puts the thread to sleep, until a
+    /// step asks for a helper again (or the team drops).
     ///
-    /// Helpers stay between steps: a helper that left when a step ended
-    /// made the step's start and end each write a flag every idle helper
-    /// polls, two transfers of that cache line per step (`schedule`,
-    /// `benches/peers/examples/schedule_threads`), and a step after a pause
-    /// asked the pool for a helper, which wakes a sleeping worker as the
-    /// doorbell does.
+    /// Helpers no longer leave when a step ends: that made the step's start
+    /// and end each write a flag every idle helper polls, two transfers of
+    /// that cache line per step (`schedule`,
+    /// `benches/peers/examples/schedule_threads`). They do leave when idle,
+    /// rather than sleep here: the pool's threads are then free for what a
+    /// system gave the pool with `rayon::spawn` from a helper thread, which
+    /// would otherwise wait until the context drops.
     fn help(&self) {
         let quit = &self.polled.quit;
-        self.work_until(|| quit.load(Ordering::SeqCst));
+        self.work(|| quit.load(Ordering::SeqCst), false);
+        // Work published or queued from now on asks for a helper again; if
+        // it came a moment before this and saw this helper still counted,
+        // its owner runs it (as every owner runs what no helper takes).
+        self.helpers_out.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -611,7 +627,11 @@ mod tests {
             let mut items = vec![0u32; 8];
             team.for_each_mut(&mut items, &|i, x| *x = i as u32 + 1);
             assert_eq!(items, (1..=8).collect::<Vec<_>>());
-            assert_eq!(team.helpers_out.load(Ordering::Relaxed), 0, "no helper counted out");
+            assert_eq!(
+                team.shared.helpers_out.load(Ordering::Relaxed),
+                0,
+                "no helper counted out"
+            );
             assert!(
                 team.take_start_error().is_some(),
                 "round {round}: the error is reported"
@@ -656,18 +676,23 @@ mod tests {
     }
 
     #[test]
-    fn helpers_stay_between_steps_and_leave_when_the_team_drops() {
+    fn helpers_leave_when_idle_and_come_back() {
         let team = Team::new(3, "test");
-        for _ in 0..50 {
-            let mut items = vec![0u8; 4];
-            team.for_each_mut(&mut items, &|_, x| *x = 1);
-            assert_eq!(items, [1; 4]);
+        let out = || team.shared.helpers_out.load(Ordering::Relaxed);
+        for round in 0..3 {
+            for _ in 0..50 {
+                let mut items = vec![0u8; 4];
+                team.for_each_mut(&mut items, &|_, x| *x = 1);
+                assert_eq!(items, [1; 4]);
+            }
+            assert!(out() <= 2, "round {round}: at most the team's helpers");
+            // Idle: every helper goes back to the pool.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while out() > 0 {
+                assert!(std::time::Instant::now() < deadline, "a helper stayed while idle");
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
         }
-        assert_eq!(
-            team.helpers_out.load(Ordering::Relaxed),
-            2,
-            "both helpers asked for once, and still there"
-        );
         // Each helper holds the shared state: it is freed once both left.
         let shared = Arc::downgrade(&team.shared);
         drop(team);
@@ -675,6 +700,37 @@ mod tests {
         while shared.upgrade().is_some() {
             assert!(std::time::Instant::now() < deadline, "a helper stayed after its team");
             std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_job_spawned_on_the_pool_from_a_helper_runs_once_helpers_are_idle() {
+        // A subtask on a helper gives the pool a job (`rayon::spawn` goes to
+        // the pool of the thread calling it): once the helpers are idle and
+        // back in the pool, it runs. (Helpers that stayed until the team
+        // dropped kept every thread of the pool, and the job waiting.)
+        let team = Team::new(2, "test");
+        let ran = Arc::new(AtomicU32::new(0));
+        let spawned = AtomicU32::new(0);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while spawned.load(Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "no subtask ran on a helper");
+            team.for_each_mut(&mut [0u8; 2], &|i, _| {
+                if i == 0 {
+                    // Time for the helper to take index 1.
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                } else if rayon::current_thread_index().is_some() {
+                    spawned.fetch_add(1, Ordering::SeqCst);
+                    let ran = ran.clone();
+                    rayon::spawn(move || {
+                        ran.fetch_add(1, Ordering::SeqCst);
+                    });
+                }
+            });
+        }
+        while ran.load(Ordering::SeqCst) == 0 {
+            assert!(std::time::Instant::now() < deadline, "the spawned job never ran");
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 }
