@@ -38,10 +38,10 @@ fn start_failed(context: &str, e: rayon::ThreadPoolBuildError) -> ! {
 impl Drop for Team {
     #[inline(never)]
     fn drop(&mut self) {
-        // Helpers stay until now: they leave once they see `quit` (a
-        // change made without the lock, so `ring` wakes the sleeping ones).
-        // No item is queued or running: every queuing call waits for its
-        // items, and it borrowed the team.
+        // Helpers still here (idling between steps) leave once they see
+        // `quit` (a change made without the lock: `ring` wakes any thread
+        // sleeping on the doorbell). No item is queued or running: every
+        // queuing call waits for its items, and it borrowed the team.
         self.shared.polled.quit.store(true, Ordering::SeqCst);
         self.shared.bell.ring();
         // Taken out, leaving an empty cell (what `ManuallyDrop` then
