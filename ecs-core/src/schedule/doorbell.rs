@@ -98,9 +98,7 @@ impl<S> Doorbell<S> {
     #[inline]
     pub(crate) fn ring(&self) {
         if self.sleepers.fetch_add(0, Ordering::AcqRel) > 0 {
-            let state = self.lock();
-            self.bell.notify_all();
-            drop(state);
+            self.wake_all();
         }
     }
 
@@ -121,10 +119,19 @@ impl<S> Doorbell<S> {
     #[inline]
     pub(crate) fn ring_unless_racing(&self) {
         if self.sleepers.load(Ordering::Relaxed) > 0 {
-            let state = self.lock();
-            self.bell.notify_all();
-            drop(state);
+            self.wake_all();
         }
+    }
+}
+
+impl<S> Doorbell<S> {
+    /// Wakes every sleeper, under the lock: a sleeper between counting
+    /// itself and waiting holds the lock, so it waits before this notifies.
+    #[cold]
+    fn wake_all(&self) {
+        let state = self.lock();
+        self.bell.notify_all();
+        drop(state);
     }
 }
 

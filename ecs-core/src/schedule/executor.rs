@@ -71,7 +71,7 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     // Nothing below may unwind while queued systems may still run: they
     // point to `graph`. (`push` and `publish_roots` only lock, store and
     // allocate, and failing to allocate aborts.)
-    let _step = EndStep(&graph.unfinished);
+    let _step = AbortUnfinished(&graph.unfinished);
     if published != 0 {
         // SAFETY: `template` is `graph.work(0)`, whose `Work` invariant
         // holds for every index of a root (`work`); each root is published
@@ -105,9 +105,9 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
 
 /// Aborts on drop if the graph has not finished (only a bug in this module
 /// could make that happen: queued systems would outlive it).
-struct EndStep<'a>(&'a AtomicUsize);
+struct AbortUnfinished<'a>(&'a AtomicUsize);
 
-impl Drop for EndStep<'_> {
+impl Drop for AbortUnfinished<'_> {
     fn drop(&mut self) {
         if self.0.load(Ordering::SeqCst) != 0 {
             eprintln!("ecs: the scheduler unwound before its systems finished");
@@ -208,7 +208,7 @@ impl<'a> Graph<'a> {
     /// once the link has run): the system runs inside `catch_unwind`, a
     /// payload not kept is [`discard`]ed, and the rest is this module's
     /// code, which only allocates (failure aborts). Were it to unwind
-    /// anyway, `EndStep` (on the caller's thread) or rayon (on a helper's)
+    /// anyway, `AbortUnfinished` (on the caller's thread) or rayon (on a helper's)
     /// aborts the process before a queued system could outlive the graph.
     fn run_link(&self, i: usize) -> (usize, Option<usize>) {
         let mut finished = 1;

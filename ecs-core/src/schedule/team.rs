@@ -475,12 +475,12 @@ impl Shared {
     }
 
     /// [`work_until`](Self::work_until); when not `sleep`, returns instead
-    /// of sleeping (`false`: idle that long without `done()`).
-    fn work(&self, done: impl Fn() -> bool, sleep: bool) -> bool {
+    /// of sleeping (idle that long without `done()`).
+    fn work(&self, done: impl Fn() -> bool, sleep: bool) {
         let mut idle = 0;
         loop {
             if done() {
-                return true;
+                return;
             }
             if let Some(work) = self.pop() {
                 work.run(self);
@@ -497,7 +497,7 @@ impl Shared {
                 continue;
             }
             if !sleep {
-                return false;
+                return;
             }
             self.bell
                 .sleep(|state| !state.queue.is_empty() || self.polled.roots.any(), &done);
