@@ -202,10 +202,11 @@ impl Shared {
 
 fn wait_until(ready: impl Fn() -> bool, park: bool) {
     let mut idle = 0;
+    let mut yielding: Option<Instant> = None;
     while !ready() {
         if idle < 128 {
             core::hint::spin_loop();
-        } else if idle < 320 || !park {
+        } else if !park || yielding.get_or_insert_with(Instant::now).elapsed() < std::time::Duration::from_millis(2) {
             thread::yield_now();
         } else {
             thread::park();

@@ -30,6 +30,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 pub fn make(w: Workload) -> Box<dyn Bench> {
     match w {
@@ -274,19 +275,20 @@ struct Helper {
     thread: Option<JoinHandle<()>>,
 }
 
-/// Idle rounds before a waiting thread sleeps: the first `SPIN_HINTS` with a
-/// spin hint, the rest yielding the core (ecs's `team.rs` policy).
-const SPINS: u32 = 320;
+/// Idle rounds spent spinning before a waiting thread starts yielding the
+/// core, and how long it yields before it sleeps (ecs's `team.rs` policy).
 const SPIN_HINTS: u32 = 128;
+const STAY: Duration = Duration::from_millis(2);
 
 /// Waits until `ready()`: spins, then yields, then (if `park`) sleeps until
 /// unparked, checking again after each wake.
 fn wait_until(ready: impl Fn() -> bool, park: bool) {
     let mut idle = 0;
+    let mut yielding: Option<Instant> = None;
     while !ready() {
         if idle < SPIN_HINTS {
             core::hint::spin_loop();
-        } else if idle < SPINS || !park {
+        } else if !park || yielding.get_or_insert_with(Instant::now).elapsed() < STAY {
             thread::yield_now();
         } else {
             thread::park();
