@@ -497,7 +497,7 @@ impl Shared {
                 continue;
             }
             let since = *yielding.get_or_insert_with(Instant::now);
-            if idle % CLOCK_EVERY != 0 || since.elapsed() < STAY {
+            if !idle.is_multiple_of(CLOCK_EVERY) || since.elapsed() < STAY {
                 std::thread::yield_now();
                 idle = idle.wrapping_add(1).max(SPIN_HINTS);
                 continue;
