@@ -723,6 +723,8 @@ mod tests {
     }
 
     #[test]
+    // A test of timing: Miri's clock is virtual (time passes per basic block).
+    #[cfg_attr(miri, ignore)]
     fn helpers_stay_through_a_gap_shorter_than_their_stay() {
         // A sequential part of a step (a gap of a fraction of `STAY`) must
         // not send the helper back to the pool: asking for it again took
