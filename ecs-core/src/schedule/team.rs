@@ -729,25 +729,27 @@ mod tests {
         // A sequential part of a step (a gap of a fraction of `STAY`) must
         // not send the helper back to the pool: asking for it again took
         // 4% of a particle wave. Timed on a shared machine, so only rounds
-        // in which this thread itself saw a short gap count, and one such
-        // round with the helper still there passes.
+        // in which the helper's idle time is known to be short count: from
+        // the end of its last item (stamped by the helper itself: the
+        // caller may return from the step much later), read after looking
+        // whether it is still out.
         let team = Team::new(2, "test");
         let out = || team.shared.helpers_out.load(Ordering::Relaxed);
         let mut counted = 0;
         for _ in 0..200 {
             // Work until a helper took part: then it is out and idle.
-            let helped = AtomicBool::new(false);
+            let helped_at = Mutex::new(None);
             let caller = std::thread::current().id();
-            while !helped.load(Ordering::Relaxed) {
+            while helped_at.lock().is_none() {
                 let mut items = vec![0u8; 2];
                 team.for_each_mut(&mut items, &|_, x| {
-                    if std::thread::current().id() != caller {
-                        helped.store(true, Ordering::Relaxed);
-                    }
                     *x = 1;
+                    if std::thread::current().id() != caller {
+                        *helped_at.lock() = Some(std::time::Instant::now());
+                    }
                 });
             }
-            let idle_since = std::time::Instant::now();
+            let idle_since = helped_at.lock().expect("helped");
             std::thread::sleep(STAY / 4);
             let still_out = out() == 1;
             if idle_since.elapsed() < STAY / 2 {
