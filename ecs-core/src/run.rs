@@ -293,13 +293,11 @@ impl<Cx: ContextDecl> Context<Cx> {
         // runs those that never split itself).
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
-        outputs.truncate(subtasks);
-        outputs.resize_with(subtasks, O::default);
+        fit(outputs, subtasks);
         // Each subtask records changes for the refresh in a queue of its
         // own, kept from run to run (empty, with its memory) so that
         // deferring allocates nothing once the queues have grown.
-        scratch.truncate(subtasks);
-        scratch.resize_with(subtasks, Pending::default);
+        fit(scratch, subtasks);
         // A panicking run's changes are dropped, not applied later.
         let scratch = DropPendingOnUnwind(scratch);
         match &self.team {
@@ -361,11 +359,24 @@ fn one_each<'v, O: Default, Cx: ContextDecl>(
     outputs: &'v mut Vec<O>,
     scratch: &'v mut Vec<Pending<Cx>>,
 ) -> (&'v mut O, &'v mut Pending<Cx>) {
-    outputs.truncate(1);
-    outputs.resize_with(1, O::default);
-    scratch.truncate(1);
-    scratch.resize_with(1, Pending::default);
+    fit(outputs, 1);
+    fit(scratch, 1);
     (&mut outputs[0], &mut scratch[0])
+}
+
+/// Leaves `v` with `n` elements: the first `n` it held, then new ones.
+///
+/// A loop of `push`, not `Vec::resize_with`: its adapters (`RepeatWith`,
+/// `Take`, `extend_trusted` and their closures) were compiled for each
+/// output type and for each context's queues, about 320 lines of
+/// unoptimised IR and 350 debug instructions each, where `push` is mostly
+/// instantiated anyway (`SIZES="2/1" LLVM_LINES=1 DEBUG_IR=1
+/// scripts/compile-cost`).
+fn fit<T: Default>(v: &mut Vec<T>, n: usize) {
+    v.truncate(n);
+    while v.len() < n {
+        v.push(T::default());
+    }
 }
 
 /// One subtask of a system's run, as [`Context::run_subtasks`] calls it: a

@@ -2,6 +2,7 @@
 //! keeps for each (the slots' types are in `decl.rs`, whose accessors name them).
 
 use crate::decl::{ContextDecl, SlotCore, SystemOf, SystemSlot};
+use crate::fn_queue::FnQueue;
 use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::system_cell::SystemCell;
@@ -168,13 +169,15 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// Nothing pending.
-    fn new() -> Self {
-        Self {
-            pending: Mutex::new(Pending::default()),
-            streamed: AtomicBool::new(false),
-        }
-    }
+    /// Nothing pending: a constant, so that [`new_array`](Self::new_array)
+    /// is an array repeat expression rather than `array::from_fn`.
+    const NEW: Self = Self {
+        pending: Mutex::new(Pending {
+            deferred: FnQueue::new(),
+            kills: Vec::new(),
+        }),
+        streamed: AtomicBool::new(false),
+    };
 
     /// The cores of a context's `N` systems, each with nothing pending:
     /// one loop, whatever `N`.
@@ -199,7 +202,11 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
     /// ```
     #[inline(never)]
     pub fn new_array<const N: usize>() -> [Self; N] {
-        core::array::from_fn(|_| Self::new())
+        // A repeat of a constant: a loop of stores. `array::from_fn` compiled
+        // its iterator machinery and drop guard into every context (about
+        // 300 lines of debug IR and as many of unoptimised release IR, at
+        // a declaration of one system).
+        [Self::NEW; N]
     }
 }
 
