@@ -198,16 +198,19 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// ```
     pub fn from_parts(states: Cx::States, resources: Cx::ResourceValues, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
-        let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);
-        let team = (threads > 1).then(|| Team::new(threads, Cx::NAME));
         // Without systems, nothing needs matching.
         let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
+        let storages = DropApart::new(Cx::new_storages(settings.entities));
+        let systems = DropApart::new(Cx::new_systems(states));
+        let resources = Cx::new_resources(resources);
+        // Last, so that no unwinding path above has them to drop.
+        let (threads, team, subscriptions) = runtime(threads, Cx::NAME, Cx::SYSTEMS.len());
         Self {
             entities,
-            storages: DropApart::new(Cx::new_storages(settings.entities)),
-            systems: DropApart::new(Cx::new_systems(states)),
-            resources: Cx::new_resources(resources),
-            subscriptions: Subscriptions::new(Cx::SYSTEMS.len()),
+            storages,
+            systems,
+            resources,
+            subscriptions,
             names: None,
             team,
             threads,
@@ -839,6 +842,19 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 }
+/// The parts of a new context that do not depend on its declaration: the
+/// count of threads (`threads`, or one per core; 1 to 1024), the team when
+/// there are several, and the subscriptions of `systems` systems. Not
+/// generic, so compiled once, here, rather than in each context's
+/// `from_parts` (with `clamp`, `unwrap_or_else` and `then`, about 130 debug
+/// IR instructions per context).
+#[inline(never)]
+fn runtime(threads: Option<usize>, name: &'static str, systems: usize) -> (usize, Option<Team>, Subscriptions) {
+    let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);
+    let team = (threads > 1).then(|| Team::new(threads, name));
+    (threads, team, Subscriptions::new(systems))
+}
+
 /// The cores this process may use, asked once: `available_parallelism`
 /// reads the cgroup quota files on Linux, which took longer (~35 µs) than
 /// creating a context and filling it with 10 000 entities.

@@ -309,7 +309,17 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // that hold their lengths (false sharing: it made `render`
                 // and `spatial_partition` of the particle simulation 2-3x
                 // slower on two threads).
-                let mut slots: Vec<_> = outputs.iter_mut().zip(scratch.0.iter_mut()).collect();
+                // Paired by a loop: `zip` and `collect` compiled their
+                // adapters for each output type of each context.
+                let mut slots = Vec::with_capacity(subtasks);
+                let mut queues = &mut scratch.0[..];
+                for output in outputs.iter_mut() {
+                    let Some((pending, rest)) = core::mem::take(&mut queues).split_first_mut() else {
+                        break;
+                    };
+                    slots.push((output, pending));
+                    queues = rest;
+                }
                 team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
@@ -324,15 +334,17 @@ impl<Cx: ContextDecl> Context<Cx> {
             _ => {
                 // In place, on this thread: a run allocates nothing once the
                 // outputs and queues have grown.
-                for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
+                // (By index: `enumerate` and `zip` compiled their adapters
+                // for each output type of each context.)
+                for i in 0..subtasks {
                     // SAFETY: once per index `i < subtasks`, one at a time.
-                    unsafe { subtask.run(i, output, pending) };
+                    unsafe { subtask.run(i, &mut outputs[i], &mut scratch.0[i]) };
                 }
             }
         }
         // Hands the kills and deferred functions the run recorded to the
         // system's slot, for the next refresh, in subtask order.
-        if scratch.0.iter().any(|p| !p.is_empty()) {
+        if any_queued(scratch.0) {
             self.hand_over(index, scratch.0);
         }
         core::mem::forget(scratch);
@@ -362,6 +374,17 @@ fn one_each<'v, O: Default, Cx: ContextDecl>(
     fit(outputs, 1);
     fit(scratch, 1);
     (&mut outputs[0], &mut scratch[0])
+}
+
+/// Whether any of the subtasks' queues holds something: generic over the
+/// context only (`any` with a closure was compiled for each output type).
+fn any_queued<Cx: ContextDecl>(queues: &[Pending<Cx>]) -> bool {
+    for pending in queues {
+        if !pending.is_empty() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Leaves `v` with `n` elements: the first `n` it held, then new ones.
