@@ -17,6 +17,7 @@ use crate::schedule::Team;
 use crate::storage::Column;
 use crate::subscriptions::Subscriptions;
 use crate::system::System;
+use core::mem::ManuallyDrop;
 use core::sync::atomic::AtomicBool;
 
 /// The runtime of a context declared with `declare_context!`.
@@ -96,10 +97,13 @@ pub struct Context<Cx: ContextDecl> {
     pub(crate) storages: DropApart<Cx::Storages>,
     pub(crate) systems: DropApart<Cx::Systems>,
     pub(crate) resources: Cx::Resources,
-    pub(crate) subscriptions: Subscriptions,
+    // The subscriptions, names and team are dropped by `Context`'s `drop`,
+    // through `drop_runtime`, compiled once here: left to the drop glue,
+    // their drop was compiled into every crate declaring a context.
+    pub(crate) subscriptions: ManuallyDrop<Subscriptions>,
     /// The entities' names, from the first entity named on (`names.rs`).
-    pub(crate) names: Option<Box<Names>>,
-    pub(crate) team: Option<Team>,
+    pub(crate) names: ManuallyDrop<Option<Box<Names>>>,
+    pub(crate) team: ManuallyDrop<Option<Team>>,
     pub(crate) threads: usize,
     /// Set when a run hands its subtasks' kills or deferred functions to a
     /// system's slot (`gather`); cleared by the refresh that has applied
@@ -210,9 +214,9 @@ impl<Cx: ContextDecl> Context<Cx> {
             storages,
             systems,
             resources,
-            subscriptions,
-            names: None,
-            team,
+            subscriptions: ManuallyDrop::new(subscriptions),
+            names: ManuallyDrop::new(None),
+            team: ManuallyDrop::new(team),
             threads,
             gathered: AtomicBool::new(false),
         }
@@ -842,6 +846,34 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 }
+impl<Cx: ContextDecl> Drop for Context<Cx> {
+    /// Drops the parts that do not depend on the declaration (the other
+    /// fields follow, through the drop glue).
+    fn drop(&mut self) {
+        // SAFETY: `drop` runs once, and nothing uses these fields after it.
+        unsafe { drop_runtime(&mut self.subscriptions, &mut self.names, &mut self.team) };
+    }
+}
+
+/// Drops a context's subscriptions, names and team: not generic, so
+/// compiled once, here.
+///
+/// # Safety
+/// Called once per context, from its `drop`: the fields are not used after.
+#[inline(never)]
+unsafe fn drop_runtime(
+    subscriptions: &mut ManuallyDrop<Subscriptions>,
+    names: &mut ManuallyDrop<Option<Box<Names>>>,
+    team: &mut ManuallyDrop<Option<Team>>,
+) {
+    // SAFETY: the caller drops each once and uses none after.
+    unsafe {
+        ManuallyDrop::drop(subscriptions);
+        ManuallyDrop::drop(names);
+        ManuallyDrop::drop(team);
+    }
+}
+
 /// The parts of a new context that do not depend on its declaration: the
 /// count of threads (`threads`, or one per core; 1 to 1024), the team when
 /// there are several, and the subscriptions of `systems` systems. Not

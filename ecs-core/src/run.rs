@@ -181,7 +181,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.prepare_run(events, collect);
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
-        if let Some(team) = &mut self.team {
+        if let Some(team) = &mut *self.team {
             team.check_started(Cx::NAME);
         }
     }
@@ -300,7 +300,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         fit(scratch, subtasks);
         // A panicking run's changes are dropped, not applied later.
         let scratch = DropPendingOnUnwind(scratch);
-        match &self.team {
+        match &*self.team {
             Some(team) if subtasks > 1 => {
                 // Each subtask works on its output and pending changes on its
                 // own stack and puts them back at the end: those of a
@@ -523,5 +523,29 @@ impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
     #[inline(never)]
     fn drop(&mut self) {
         self.0.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{all_selected, fit};
+
+    #[test]
+    fn fit_keeps_the_first_elements_then_adds_defaults() {
+        let mut v = vec![1u32, 2, 3];
+        fit(&mut v, 2);
+        assert_eq!(v, [1, 2]);
+        fit(&mut v, 4);
+        assert_eq!(v, [1, 2, 0, 0]);
+        fit(&mut v, 4);
+        assert_eq!(v, [1, 2, 0, 0]);
+        fit(&mut v, 0);
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn all_selected_selects_every_system() {
+        assert_eq!(all_selected(70), [true; 70]);
+        assert!(all_selected(0).is_empty());
     }
 }
