@@ -336,6 +336,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // outputs and queues have grown.
                 // (By index: `enumerate` and `zip` compiled their adapters
                 // for each output type of each context.)
+                #[allow(clippy::needless_range_loop)]
                 for i in 0..subtasks {
                     // SAFETY: once per index `i < subtasks`, one at a time.
                     unsafe { subtask.run(i, &mut outputs[i], &mut scratch.0[i]) };

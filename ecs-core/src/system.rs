@@ -169,15 +169,17 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// Nothing pending: a constant, so that [`new_array`](Self::new_array)
-    /// is an array repeat expression rather than `array::from_fn`.
-    const NEW: Self = Self {
-        pending: Mutex::new(Pending {
-            deferred: FnQueue::new(),
-            kills: Vec::new(),
-        }),
-        streamed: AtomicBool::new(false),
-    };
+    /// Nothing pending: a `const fn`, so that [`new_array`](Self::new_array)
+    /// is an array repeat of a constant rather than `array::from_fn`.
+    const fn new() -> Self {
+        Self {
+            pending: Mutex::new(Pending {
+                deferred: FnQueue::new(),
+                kills: Vec::new(),
+            }),
+            streamed: AtomicBool::new(false),
+        }
+    }
 
     /// The cores of a context's `N` systems, each with nothing pending:
     /// one loop, whatever `N`.
@@ -206,7 +208,7 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
         // its iterator machinery and drop guard into every context (about
         // 300 lines of debug IR and as many of unoptimised release IR, at
         // a declaration of one system).
-        [Self::NEW; N]
+        [const { Self::new() }; N]
     }
 }
 
