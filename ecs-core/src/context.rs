@@ -878,8 +878,9 @@ unsafe fn drop_runtime(
 /// count of threads (`threads`, or one per core; 1 to 1024), the team when
 /// there are several, and the subscriptions of `systems` systems. Not
 /// generic, so compiled once, here, rather than in each context's
-/// `from_parts` (with `clamp`, `unwrap_or_else` and `then`, about 130 debug
-/// IR instructions per context).
+/// `from_parts` with `clamp`, `unwrap_or_else` and `then` (with `Team`
+/// dropping its `Arc` itself: 113 debug IR instructions and 127 lines of
+/// unoptimised release IR fewer for a declaration of one system).
 #[inline(never)]
 fn runtime(threads: Option<usize>, name: &'static str, systems: usize) -> (usize, Option<Team>, Subscriptions) {
     let threads = threads.unwrap_or_else(available_parallelism).clamp(1, 1024);

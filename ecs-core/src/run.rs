@@ -365,7 +365,7 @@ impl<Cx: ContextDecl> Context<Cx> {
 /// `n` systems, all selected: `vec![true; n]`, compiled here, once. Written
 /// in `run_all`, it instantiated `Vec`'s `from_elem`, `extend_with` and
 /// allocation in every crate declaring a context, for a release build
-/// (about 350 lines of unoptimised IR, 5% of a declaration of one system).
+/// (395 lines of unoptimised IR, 6% of a declaration of one system).
 #[cold]
 #[inline(never)]
 fn all_selected(n: usize) -> Vec<bool> {
@@ -402,10 +402,10 @@ fn any_queued<Cx: ContextDecl>(queues: &[Pending<Cx>]) -> bool {
 ///
 /// A loop of `push`, not `Vec::resize_with`: its adapters (`RepeatWith`,
 /// `Take`, `extend_trusted` and their closures) were compiled for each
-/// output type and for each context's queues, about 320 lines of
-/// unoptimised IR and 350 debug instructions each, where `push` is mostly
-/// instantiated anyway (`SIZES="2/1" LLVM_LINES=1 DEBUG_IR=1
-/// scripts/compile-cost`).
+/// output type and for each context's queues: about 330 lines of
+/// unoptimised IR and 355 debug instructions each (the sum of those
+/// functions in `SIZES="2/1" LLVM_LINES=1 DEBUG_IR=1 scripts/compile-cost`),
+/// where `push` adds about 100.
 fn fit<T: Default>(v: &mut Vec<T>, n: usize) {
     v.truncate(n);
     while v.len() < n {
