@@ -139,7 +139,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         let selected: &[bool] = match ALL.get(..n) {
             Some(all) => all,
             None => {
-                many = vec![true; n];
+                many = all_selected(n);
                 &many
             }
         };
@@ -181,7 +181,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         self.prepare_run(events, collect);
         let cx = &*self;
         crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
-        if let Some(team) = &mut self.team {
+        if let Some(team) = &mut *self.team {
             team.check_started(Cx::NAME);
         }
     }
@@ -293,16 +293,14 @@ impl<Cx: ContextDecl> Context<Cx> {
         // runs those that never split itself).
         // Last run's outputs, one per subtask, so that `reset` may keep
         // their memory.
-        outputs.truncate(subtasks);
-        outputs.resize_with(subtasks, O::default);
+        fit(outputs, subtasks);
         // Each subtask records changes for the refresh in a queue of its
         // own, kept from run to run (empty, with its memory) so that
         // deferring allocates nothing once the queues have grown.
-        scratch.truncate(subtasks);
-        scratch.resize_with(subtasks, Pending::default);
+        fit(scratch, subtasks);
         // A panicking run's changes are dropped, not applied later.
         let scratch = DropPendingOnUnwind(scratch);
-        match &self.team {
+        match &*self.team {
             Some(team) if subtasks > 1 => {
                 // Each subtask works on its output and pending changes on its
                 // own stack and puts them back at the end: those of a
@@ -311,7 +309,17 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // that hold their lengths (false sharing: it made `render`
                 // and `spatial_partition` of the particle simulation 2-3x
                 // slower on two threads).
-                let mut slots: Vec<_> = outputs.iter_mut().zip(scratch.0.iter_mut()).collect();
+                // Paired by a loop: `zip` and `collect` compiled their
+                // adapters for each output type of each context.
+                let mut slots = Vec::with_capacity(subtasks);
+                let mut queues = &mut scratch.0[..];
+                for output in outputs.iter_mut() {
+                    let Some((pending, rest)) = core::mem::take(&mut queues).split_first_mut() else {
+                        break;
+                    };
+                    slots.push((output, pending));
+                    queues = rest;
+                }
                 team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
@@ -326,15 +334,18 @@ impl<Cx: ContextDecl> Context<Cx> {
             _ => {
                 // In place, on this thread: a run allocates nothing once the
                 // outputs and queues have grown.
-                for ((i, output), pending) in outputs.iter_mut().enumerate().zip(scratch.0.iter_mut()) {
+                // (By index: `enumerate` and `zip` compiled their adapters
+                // for each output type of each context.)
+                #[allow(clippy::needless_range_loop)]
+                for i in 0..subtasks {
                     // SAFETY: once per index `i < subtasks`, one at a time.
-                    unsafe { subtask.run(i, output, pending) };
+                    unsafe { subtask.run(i, &mut outputs[i], &mut scratch.0[i]) };
                 }
             }
         }
         // Hands the kills and deferred functions the run recorded to the
         // system's slot, for the next refresh, in subtask order.
-        if scratch.0.iter().any(|p| !p.is_empty()) {
+        if any_queued(scratch.0) {
             self.hand_over(index, scratch.0);
         }
         core::mem::forget(scratch);
@@ -351,6 +362,16 @@ impl<Cx: ContextDecl> Context<Cx> {
     }
 }
 
+/// `n` systems, all selected: `vec![true; n]`, compiled here, once. Written
+/// in `run_all`, it instantiated `Vec`'s `from_elem`, `extend_with` and
+/// allocation in every crate declaring a context, for a release build
+/// (395 lines of unoptimised IR, 6% of a declaration of one system).
+#[cold]
+#[inline(never)]
+fn all_selected(n: usize) -> Vec<bool> {
+    vec![true; n]
+}
+
 /// Leaves one output and one queue for a run of one subtask, and returns
 /// them: those of the last run's first subtask (the others are dropped, as
 /// `run_subtasks` does), or new ones. Out of line: only the first run and
@@ -361,11 +382,35 @@ fn one_each<'v, O: Default, Cx: ContextDecl>(
     outputs: &'v mut Vec<O>,
     scratch: &'v mut Vec<Pending<Cx>>,
 ) -> (&'v mut O, &'v mut Pending<Cx>) {
-    outputs.truncate(1);
-    outputs.resize_with(1, O::default);
-    scratch.truncate(1);
-    scratch.resize_with(1, Pending::default);
+    fit(outputs, 1);
+    fit(scratch, 1);
     (&mut outputs[0], &mut scratch[0])
+}
+
+/// Whether any of the subtasks' queues holds something: generic over the
+/// context only (`any` with a closure was compiled for each output type).
+fn any_queued<Cx: ContextDecl>(queues: &[Pending<Cx>]) -> bool {
+    for pending in queues {
+        if !pending.is_empty() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Leaves `v` with `n` elements: the first `n` it held, then new ones.
+///
+/// A loop of `push`, not `Vec::resize_with`: its adapters (`RepeatWith`,
+/// `Take`, `extend_trusted` and their closures) were compiled for each
+/// output type and for each context's queues: about 330 lines of
+/// unoptimised IR and 355 debug instructions each (the sum of those
+/// functions in `SIZES="2/1" LLVM_LINES=1 DEBUG_IR=1 scripts/compile-cost`),
+/// where `push` adds about 100.
+fn fit<T: Default>(v: &mut Vec<T>, n: usize) {
+    v.truncate(n);
+    while v.len() < n {
+        v.push(T::default());
+    }
 }
 
 /// One subtask of a system's run, as [`Context::run_subtasks`] calls it: a
@@ -479,5 +524,29 @@ impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
     #[inline(never)]
     fn drop(&mut self) {
         self.0.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{all_selected, fit};
+
+    #[test]
+    fn fit_keeps_the_first_elements_then_adds_defaults() {
+        let mut v = vec![1u32, 2, 3];
+        fit(&mut v, 2);
+        assert_eq!(v, [1, 2]);
+        fit(&mut v, 4);
+        assert_eq!(v, [1, 2, 0, 0]);
+        fit(&mut v, 4);
+        assert_eq!(v, [1, 2, 0, 0]);
+        fit(&mut v, 0);
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn all_selected_selects_every_system() {
+        assert_eq!(all_selected(70), [true; 70]);
+        assert!(all_selected(0).is_empty());
     }
 }

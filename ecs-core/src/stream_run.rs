@@ -109,7 +109,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             as_stream: C::stream,
         };
         let consumer = (&mut *c_state, &mut c_outputs[0], &mut c_scratch.0[0]);
-        match &self.team {
+        match &*self.team {
             Some(team) => {
                 let helpers = subtasks.min(self.threads.saturating_sub(1)).max(1);
                 let mut roles: Vec<_> = core::iter::once(Some(consumer))

@@ -2,6 +2,7 @@
 //! keeps for each (the slots' types are in `decl.rs`, whose accessors name them).
 
 use crate::decl::{ContextDecl, SlotCore, SystemOf, SystemSlot};
+use crate::fn_queue::FnQueue;
 use crate::pending::Pending;
 use crate::proxy::Data;
 use crate::system_cell::SystemCell;
@@ -168,10 +169,14 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
 }
 
 impl<Cx: ContextDecl> SlotCore<Cx> {
-    /// Nothing pending.
-    fn new() -> Self {
+    /// Nothing pending: a `const fn`, so that [`new_array`](Self::new_array)
+    /// is an array repeat of a constant rather than `array::from_fn`.
+    const fn new() -> Self {
         Self {
-            pending: Mutex::new(Pending::default()),
+            pending: Mutex::new(Pending {
+                deferred: FnQueue::new(),
+                kills: Vec::new(),
+            }),
             streamed: AtomicBool::new(false),
         }
     }
@@ -199,7 +204,12 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
     /// ```
     #[inline(never)]
     pub fn new_array<const N: usize>() -> [Self; N] {
-        core::array::from_fn(|_| Self::new())
+        // A repeat of a constant: a loop of stores. `array::from_fn` compiled
+        // its iterator machinery and drop guard into every context (with
+        // `run.rs`'s `fit` replacing `resize_with`: at a declaration of one
+        // system, 7 847 -> 6 915 debug IR instructions, 7 576 -> 6 741
+        // lines of unoptimised release IR; COMPILE_COST.md, twelfth round).
+        [const { Self::new() }; N]
     }
 }
 

@@ -48,6 +48,8 @@ impl Drop for Team {
         // Taken out, leaving an empty cell (what `ManuallyDrop` then
         // forgets), and dropped here.
         drop(core::mem::take(&mut *self.pool));
+        // SAFETY: `drop` runs once, and nothing reads `shared` after it.
+        unsafe { ManuallyDrop::drop(&mut self.shared) };
     }
 }
 
@@ -85,7 +87,10 @@ pub(crate) fn discard(payload: Payload) {
 
 /// The caller of a step and its helpers.
 pub(crate) struct Team {
-    shared: Arc<Shared>,
+    /// Dropped by `Team`'s own `drop`, as `pool`: left to the drop glue,
+    /// every crate that declares a context would compile `Arc`'s release
+    /// and the drop of what the threads share.
+    shared: ManuallyDrop<Arc<Shared>>,
     /// Where helpers come from: `helpers` workers, asked one at a time.
     /// Built the first time a step queues work (a context that never has
     /// work for helpers starts no thread); holds the error if that failed.
@@ -184,7 +189,7 @@ impl Team {
     /// the first time work is queued.
     pub(crate) fn new(threads: usize, name: &'static str) -> Self {
         Self {
-            shared: Arc::new(Shared {
+            shared: ManuallyDrop::new(Arc::new(Shared {
                 bell: Doorbell::new(State { queue: Vec::new() }),
                 helpers_out: AtomicUsize::new(0),
                 polled: CachePadded::new(Polled {
@@ -192,7 +197,7 @@ impl Team {
                     roots: Roots::new(),
                     quit: AtomicBool::new(false),
                 }),
-            }),
+            })),
             pool: ManuallyDrop::new(OnceLock::new()),
             helpers: threads.saturating_sub(1).max(1),
             name,
