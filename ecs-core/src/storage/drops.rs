@@ -47,6 +47,32 @@ fn until_done(rest: &mut dyn FnMut()) {
     panics.resume();
 }
 
+/// Drops the value a pointer points to, as the type it was made for
+/// ([`dropper`]): how the storages' untyped cores drop values without being
+/// compiled per component type.
+pub(crate) type Dropper = unsafe fn(*mut u8);
+
+/// Drops the `T` at `value`.
+///
+/// # Safety
+/// As `core::ptr::drop_in_place(value.cast::<T>())`.
+unsafe fn drop_as<T>(value: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe { value.cast::<T>().drop_in_place() }
+}
+
+/// The function dropping a `T` through an untyped pointer, or `None` when
+/// `T` needs no drop (then no function is compiled for it, and the cores
+/// skip their loops).
+#[inline]
+pub(crate) const fn dropper<T>() -> Option<Dropper> {
+    if core::mem::needs_drop::<T>() {
+        Some(drop_as::<T>)
+    } else {
+        None
+    }
+}
+
 /// The first of the panics caught while a loop goes on, to resume at its
 /// end. Dropped without [`resume`](Self::resume) (the loop itself
 /// unwinding), it drops the payload where that cannot unwind.

@@ -46,6 +46,16 @@ mod ids {
     use crate::handle::EntityId;
 
     /// `index` and `owners` for `cap` ids.
+    /// The packed index of `id`'s value in `index`, if any: not generic
+    /// (a method of the generic storage was compiled per component type).
+    #[inline]
+    pub(super) fn slot(index: &[u32], id: EntityId) -> Option<usize> {
+        match index.get(id.index()) {
+            Some(&p) if p != ABSENT => Some(p as usize),
+            _ => None,
+        }
+    }
+
     #[inline(never)]
     pub(super) fn with_capacity(cap: usize) -> (Vec<EntityId>, Vec<u32>) {
         (Vec::with_capacity(cap), vec![ABSENT; cap])
@@ -111,12 +121,10 @@ unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
 unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
+    /// The packed index of `id`'s value, if any.
     #[inline]
     fn slot(&self, id: EntityId) -> Option<usize> {
-        match self.index.get(id.index()) {
-            Some(&p) if p != ABSENT => Some(p as usize),
-            _ => None,
-        }
+        ids::slot(&self.index, id)
     }
 
     /// The ids holding a value, in the packed order.
@@ -162,7 +170,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         if let Some(p) = self.slot(id) {
-            return Some(core::mem::replace(self.values.get_mut(p), value));
+            return Some(self.values.replace(p, value));
         }
         let at = self.values.len() as u32;
         self.values.push(value);
