@@ -1,6 +1,6 @@
 //! `contiguous`: one buffer per component, indexed by entity id (SoA).
 
-use super::drops::{drop_each, dropper, Dropper};
+use super::drops::{drop_each, Dropper, Drops};
 use super::presence::Presence;
 use super::slots::Slots;
 use super::{Column, Storage};
@@ -202,7 +202,7 @@ impl<T> Contiguous<T> {
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
         Self {
-            cells: Cells::new(Layout::new::<T>(), dropper::<T>(), ids),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::FN, ids),
             _values: PhantomData,
         }
     }
@@ -213,7 +213,7 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
         // `with_capacity`'s body, not a call of it: one function fewer
         // compiled per component type.
         Self {
-            cells: Cells::new(Layout::new::<T>(), dropper::<T>(), limit.initial_capacity()),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::FN, limit.initial_capacity()),
             _values: PhantomData,
         }
     }

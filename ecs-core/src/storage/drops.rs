@@ -48,7 +48,7 @@ fn until_done(rest: &mut dyn FnMut()) {
 }
 
 /// Drops the value a pointer points to, as the type it was made for
-/// ([`dropper`]): how the storages' untyped cores drop values without being
+/// ([`Drops`]): how the storages' untyped cores drop values without being
 /// compiled per component type.
 pub(crate) type Dropper = unsafe fn(*mut u8);
 
@@ -61,16 +61,21 @@ unsafe fn drop_as<T>(value: *mut u8) {
     unsafe { value.cast::<T>().drop_in_place() }
 }
 
-/// The function dropping a `T` through an untyped pointer, or `None` when
-/// `T` needs no drop (then no function is compiled for it, and the cores
-/// skip their loops).
-#[inline]
-pub(crate) const fn dropper<T>() -> Option<Dropper> {
-    if core::mem::needs_drop::<T>() {
+/// The function dropping a `T` through an untyped pointer, as
+/// `Drops::<T>::FN`: `None` when `T` needs no drop.
+pub(crate) struct Drops<T>(core::marker::PhantomData<T>);
+
+impl<T> Drops<T> {
+    /// `Some(drop_as::<T>)` when `T` needs dropping, `None` otherwise. A
+    /// constant, not a `const fn`'s result: a debug build compiles neither a
+    /// function returning it nor `drop_as` for the types that need no drop
+    /// (a `const fn dropper<T>()` cost both, 700 instructions of a debug
+    /// build's IR at 64 components / 32 systems).
+    pub(crate) const FN: Option<Dropper> = if core::mem::needs_drop::<T>() {
         Some(drop_as::<T>)
     } else {
         None
-    }
+    };
 }
 
 /// The first of the panics caught while a loop goes on, to resume at its

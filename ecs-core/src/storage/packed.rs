@@ -5,7 +5,7 @@
 //! type).
 
 use super::contiguous::copy_bytes;
-use super::drops::{drop_each, dropper, Dropper};
+use super::drops::{drop_each, Dropper, Drops};
 use super::slots::Slots;
 use core::alloc::Layout;
 use core::cell::UnsafeCell;
@@ -51,6 +51,17 @@ fn grow_for_one(slots: &mut Slots, len: usize) {
 }
 
 impl RawPacked {
+    /// An empty array of values of layout `item`, dropped by `drop`, with
+    /// room for `cap` of them.
+    #[inline(never)]
+    fn new(item: Layout, drop: Option<Dropper>, cap: usize) -> Self {
+        Self {
+            slots: Slots::new(item, cap),
+            len: 0,
+            drop,
+        }
+    }
+
     /// Makes room for one more value, so that the next `push` cannot fail.
     #[inline]
     fn reserve_one(&mut self) {
@@ -74,6 +85,19 @@ impl RawPacked {
         // SAFETY: `len < slots.len()` (made room above): slot `len`, at
         // byte `len * size`, is in the buffer.
         unsafe { self.slots.base().add(self.len * size) }
+    }
+
+    /// Value `p`, of `size` bytes (the slots' size, a constant in each
+    /// caller). The bounds check and its panic are compiled once, here.
+    ///
+    /// # Panics
+    /// When `p` is past the end.
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn value(&self, p: usize, size: usize) -> NonNull<u8> {
+        assert!(p < self.len, "a packed index is below the length");
+        // SAFETY: `p < len <= slots.len()`: slot `p`, at byte `p * size`, is
+        // in the buffer.
+        unsafe { self.slots.base().add(p * size) }
     }
 
     /// Forgets value `p`, which the caller has read out, moving the last
@@ -129,11 +153,7 @@ impl<T> Packed<T> {
     #[inline]
     pub(super) fn with_capacity(cap: usize) -> Self {
         Self {
-            raw: RawPacked {
-                slots: Slots::new(Layout::new::<T>(), cap),
-                len: 0,
-                drop: dropper::<T>(),
-            },
+            raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::FN, cap),
             _values: PhantomData,
         }
     }
@@ -171,10 +191,9 @@ impl<T> Packed<T> {
     /// When `p` is past the end.
     #[inline]
     pub(super) fn get_mut(&mut self, p: usize) -> &mut T {
-        assert!(p < self.raw.len, "a packed index is below the length");
-        // SAFETY: `p < len`, so initialised and in the buffer; `&mut self`
-        // excludes other access.
-        unsafe { &mut *self.base().add(p).as_ptr() }
+        // SAFETY: value `p` is initialised and in the buffer (`value`
+        // checked `p < len`), a `T`; `&mut self` excludes other access.
+        unsafe { &mut *self.raw.value(p, size_of::<T>()).cast::<T>().as_ptr() }
     }
 
     /// Puts `value` in place of value `p`, returning the old one (read and
@@ -185,12 +204,12 @@ impl<T> Packed<T> {
     /// When `p` is past the end.
     #[inline]
     pub(super) fn replace(&mut self, p: usize, value: T) -> T {
-        assert!(p < self.raw.len, "a packed index is below the length");
-        // SAFETY: `p < len`, so value `p` is initialised and in the
-        // buffer; `&mut self` excludes other access. The old value is moved
-        // out and the new one in, nothing unwinding between.
+        let slot = self.raw.value(p, size_of::<T>()).cast::<T>().as_ptr();
+        // SAFETY: value `p` is initialised and in the buffer (`value`
+        // checked `p < len`), a `T`; `&mut self` excludes other access. The
+        // old value is moved out and the new one in, nothing unwinding
+        // between.
         unsafe {
-            let slot = self.base().add(p).as_ptr();
             let old = slot.read();
             slot.write(value);
             old
