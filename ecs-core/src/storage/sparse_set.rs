@@ -93,11 +93,15 @@ mod ids {
         }
     }
 
-    /// Gives the value packed at `p`, owned by `from`, to `to`, and the
-    /// value `to` held, if any (one no entity claims), to `from`: the values
-    /// stay where they are packed, only their owners change.
+    /// Gives the value of `from`, if any, to `to`, and the value `to` held,
+    /// if any (one no entity claims), to `from`: the values stay where they
+    /// are packed, only their owners change. The whole of
+    /// [`Column::relocate`](super::Column::relocate), not generic.
     #[inline(never)]
-    pub(super) fn relocate(owners: &mut [EntityId], index: &mut Vec<u32>, p: usize, from: EntityId, to: EntityId) {
+    pub(super) fn relocate(owners: &mut [EntityId], index: &mut Vec<u32>, from: EntityId, to: EntityId) {
+        let Some(p) = slot(index, from) else {
+            return;
+        };
         if to.index() >= index.len() {
             index.resize(to.index() + 1, ABSENT);
         }
@@ -208,12 +212,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     }
 
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        let Some(p) = self.slot(from) else {
-            return;
-        };
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.
-        ids::relocate(&mut self.owners, &mut self.index, p, from, to);
+        ids::relocate(&mut self.owners, &mut self.index, from, to);
     }
 
     #[inline]
