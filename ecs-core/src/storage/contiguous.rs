@@ -464,6 +464,33 @@ mod tests {
         assert_eq!(base, c.cells.slots.base());
     }
 
+    /// The untyped core's offsets are `id * size` for sizes the fixed
+    /// copies of `copy_bytes` do not cover (24 bytes here) and for one they
+    /// do (2 bytes): values land in their own slots through growth,
+    /// replacement, relocation and swaps.
+    #[test]
+    fn values_of_any_size_stay_in_their_slots() {
+        fn run<T: Copy + PartialEq + core::fmt::Debug + Send + Sync + 'static>(value: impl Fn(u32) -> T) {
+            let mut c = Contiguous::<T>::new(EntityLimit::Dynamic { initial: 1 });
+            for i in [0u32, 5, 1, 64, 200] {
+                assert_eq!(c.insert(EntityId(i), value(i)), None);
+            }
+            c.insert_new(EntityId(300), value(300));
+            assert_eq!(c.insert(EntityId(5), value(55)), Some(value(5)));
+            c.relocate(EntityId(64), EntityId(7)); // onto an empty slot
+            c.swap(EntityId(1), EntityId(200));
+            c.relocate(EntityId(0), EntityId(300)); // onto a held one: exchanged
+            let want = [(0, 300), (1, 200), (5, 55), (7, 64), (200, 1), (300, 0)];
+            for (i, v) in want {
+                assert_eq!(c.get(EntityId(i)), Some(&value(v)), "id {i}");
+            }
+            assert!(!c.contains(EntityId(64)));
+            assert_eq!(c.remove(EntityId(7)), Some(value(64)));
+        }
+        run(|i| [u64::from(i), u64::from(i) * 3, !u64::from(i)]);
+        run(|i| i as u16);
+    }
+
     #[test]
     fn drops_every_value_once() {
         let rc = Rc::new(());

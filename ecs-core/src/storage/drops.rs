@@ -135,7 +135,7 @@ fn discard(payload: Box<dyn Any + Send>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
+    use super::super::{Column, Contiguous, GroupColumn, HashMapStorage, SparseSetStorage, Storage};
     use super::*;
     use crate::error::EntityLimit;
     use crate::handle::EntityId;
@@ -207,6 +207,43 @@ mod tests {
         check::<GroupColumn<(u16, Boom, u8), 1>>();
         check::<SparseSetStorage<Boom>>();
         check::<HashMapStorage<Boom>>();
+    }
+
+    /// A sparse set's `remove_range` over every id clears its untyped
+    /// array at once (`RawPacked::clear`, through the drop function): every
+    /// value dropped once whatever panics, the first panic resumed, nothing
+    /// left.
+    #[test]
+    fn clearing_a_whole_sparse_set_drops_every_value_once_whatever_panics() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut c = SparseSetStorage::<Boom>::new(EntityLimit::Dynamic { initial: 0 });
+        for n in 0..10 {
+            let (armed, log) = (n == 2 || n == 6, log.clone());
+            assert!(c.insert(EntityId(n), Boom { n, armed, log }).is_none());
+        }
+        let r = catch_unwind(AssertUnwindSafe(|| c.remove_range(0..100)));
+        let payload = r.expect_err("two drops panicked");
+        assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("boom 2"));
+        assert_eq!(sorted(&log), (0..10).collect::<Vec<_>>(), "each value once");
+        assert!((0..10).all(|n| !c.contains(EntityId(n))));
+        drop(c);
+        assert_eq!(log.lock().unwrap().len(), 10, "the storage's drop drops nothing more");
+    }
+
+    /// `Drops::<T>::FN` is a function exactly for the types that need
+    /// dropping, and it drops the value it is given, once.
+    #[test]
+    fn the_drop_function_drops_exactly_the_types_that_need_it() {
+        assert!(Drops::<u32>::FN.is_none());
+        assert!(Drops::<(u8, [u64; 3])>::FN.is_none());
+        let drop_arc = Drops::<Arc<()>>::FN.expect("an `Arc` needs dropping");
+        let rc = Arc::new(());
+        let mut value = core::mem::ManuallyDrop::new(rc.clone());
+        assert_eq!(Arc::strong_count(&rc), 2);
+        // SAFETY: `value` is a live `Arc<()>`, never used again (it is in a
+        // `ManuallyDrop`, so it is not dropped a second time).
+        unsafe { drop_arc((&mut *value as *mut Arc<()>).cast::<u8>()) };
+        assert_eq!(Arc::strong_count(&rc), 1);
     }
 
     #[test]

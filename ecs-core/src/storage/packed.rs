@@ -285,4 +285,30 @@ mod tests {
         drop(p);
         assert_eq!(Arc::strong_count(&rc), 1);
     }
+
+    /// The untyped core's offsets for 24-byte values (no fixed copy in
+    /// `copy_bytes`): `replace`, `get_mut` and `swap_remove` reach value `p`.
+    #[test]
+    fn replace_and_swap_remove_values_of_24_bytes() {
+        let mut p = Packed::<[u64; 3]>::with_capacity(1);
+        for i in 0..6 {
+            p.push([i, i + 10, i + 20]);
+        }
+        assert_eq!(p.replace(4, [7, 7, 7]), [4, 14, 24]);
+        p.get_mut(1)[2] = 99;
+        // SAFETY: 1 < len.
+        assert_eq!(unsafe { p.swap_remove(1) }, [1, 11, 99]);
+        // SAFETY: `get` returned `Some`, and nothing else refers to the
+        // values.
+        let all: Vec<[u64; 3]> = (0..p.len()).map(|i| unsafe { *p.get(i).unwrap().as_ptr() }).collect();
+        assert_eq!(all, [[0, 10, 20], [5, 15, 25], [2, 12, 22], [3, 13, 23], [7, 7, 7]]);
+    }
+
+    #[test]
+    #[should_panic(expected = "below the length")]
+    fn replace_past_the_end_panics() {
+        let mut p = Packed::<u32>::with_capacity(4);
+        p.push(1);
+        p.replace(1, 2);
+    }
 }
