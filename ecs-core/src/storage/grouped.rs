@@ -444,7 +444,11 @@ where
         // SAFETY: the bit was set, so `id < slots.len()` (the cell is live)
         // and the member is initialised; it was cleared first, so it is not
         // read again before being rewritten.
-        Some(unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(id.index()))).cast::<Self::Item>().read() })
+        Some(unsafe {
+            G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(id.index())))
+                .cast::<Self::Item>()
+                .read()
+        })
     }
 
     #[inline]
