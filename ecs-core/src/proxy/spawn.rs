@@ -524,7 +524,7 @@ macro_rules! bundle {
                     }
                 )+
                 // As in `store`: the caller records these components next.
-                debug_assert!(true $(&& stores_all::<Cx, $C>(storages, ids.clone()))+, "{}", UNSTORED);
+                $(debug_assert!(stores_all::<Cx, $C>(storages, ids.clone()), "{}", UNSTORED);)+
             }
         }
 
@@ -539,11 +539,8 @@ macro_rules! bundle {
                 $($C::column_mut(storages).insert_new(id, self.$i);)+
                 // The caller records these components next, and systems
                 // then read them unchecked: a storage that broke the
-                // `Column` contract shows up here in debug builds. One
-                // check of the whole bundle, through each component's
-                // `stores_all` (shared with the batches): one panic path per
-                // bundle, not one per component.
-                debug_assert!(true $(&& stores_all::<Cx, $C>(storages, id.index()..id.index() + 1))+, "{}", UNSTORED);
+                // `Column` contract shows up here in debug builds.
+                $(debug_assert!($C::column(storages).contains(id), "{}", UNSTORED);)+
             }
 
             #[inline]
@@ -596,7 +593,7 @@ macro_rules! bundle {
                     }
                 )+
                 // As in `store`: the caller records these components next.
-                debug_assert!(true $(&& stores_all::<Cx, $C>(storages, ids.start..ids.start + stored))+, "{}", UNSTORED);
+                $(debug_assert!(stores_all::<Cx, $C>(storages, ids.start..ids.start + stored), "{}", UNSTORED);)+
                 stored
             }
         }
