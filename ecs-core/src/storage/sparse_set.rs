@@ -45,7 +45,6 @@ mod ids {
     use super::ABSENT;
     use crate::handle::EntityId;
 
-    /// `index` and `owners` for `cap` ids.
     /// The packed index of `id`'s value in `index`, if any: not generic
     /// (a method of the generic storage was compiled per component type).
     #[inline]
@@ -56,6 +55,7 @@ mod ids {
         }
     }
 
+    /// `index` and `owners` for `cap` ids.
     #[inline(never)]
     pub(super) fn with_capacity(cap: usize) -> (Vec<EntityId>, Vec<u32>) {
         (Vec::with_capacity(cap), vec![ABSENT; cap])
