@@ -1,6 +1,6 @@
 //! `contiguous`: one buffer per component, indexed by entity id (SoA).
 
-use super::drops::{drop_each, Dropper, Drops};
+use super::drops::{DropPresent, Drops};
 use super::presence::Presence;
 use super::slots::Slots;
 use super::{Column, Storage};
@@ -50,19 +50,19 @@ pub struct Contiguous<T> {
 ///
 /// Invariants: `present` has the bit of `i` set exactly when slot `i` of
 /// `slots` holds an initialised value (so `i < slots.len()`); `drop`, when
-/// `Some`, drops a value of the slots' layout through a pointer to it, and
-/// is `Some` whenever the values need dropping; with a fixed limit, `slots`
+/// `Some`, is the `DropPresent` of the type whose layout the slots have,
+/// and is `Some` whenever the values need dropping; with a fixed limit, `slots`
 /// was sized for the limit at creation and never reallocates.
 struct Cells {
     slots: Slots,
     present: Presence,
-    drop: Option<Dropper>,
+    drop: Option<DropPresent>,
 }
 
 impl Cells {
     /// An empty column of slots of layout `item` for ids below `ids`.
     #[inline(never)]
-    fn new(item: Layout, drop: Option<Dropper>, ids: usize) -> Self {
+    fn new(item: Layout, drop: Option<DropPresent>, ids: usize) -> Self {
         Self {
             slots: Slots::new(item, ids),
             present: Presence::with_capacity(ids),
@@ -119,21 +119,15 @@ impl Cells {
     }
 
     /// [`Column::remove_range`]: clears the bits of `ids`, dropping their
-    /// values through `drop` (one indirect call per value: this is
-    /// compiled once, not per component type), nothing to drop when values
-    /// need no drop.
+    /// values through `drop` (one call of the typed loop: this is compiled
+    /// once, not per component type), nothing to drop when values need no
+    /// drop.
     fn remove_range(&mut self, ids: Range<usize>) {
         if let Some(drop) = self.drop {
-            let (base, size) = (self.slots.base().as_ptr(), self.slots.item().size());
-            // Each id comes with its bit clear already, so the value is never
-            // read again before being rewritten, even if its `drop` panics;
-            // `drop_each` goes on with the rest after a panic.
-            drop_each(self.present.drain(ids), |i| {
-                // SAFETY: initialised (its bit was set, so `i < slots.len()`),
-                // of the slots' layout, which `drop` drops (the invariant),
-                // and dropped once: the bit is clear now.
-                unsafe { drop(base.add(i * size)) }
-            });
+            // SAFETY: the slots have the layout of the type `drop` was made
+            // for, and the set bits mark their initialised values (the
+            // invariants), which `drop` drops, clearing their bits.
+            unsafe { drop(self.slots.base().as_ptr(), &mut self.present, ids) };
         } else {
             // Nothing to drop: forgetting the values is clearing their bits.
             self.present.remove_range(ids);
@@ -159,18 +153,15 @@ impl Cells {
 
 impl Drop for Cells {
     fn drop(&mut self) {
-        let Some(drop) = self.drop else {
-            return;
-        };
-        let (base, size) = (self.slots.base().as_ptr(), self.slots.item().size());
-        // Every value, even after a panicking `drop` (the buffer itself is
-        // freed by its own `drop`, after this one, even if it panics).
-        drop_each(self.present.ones(), |i| {
-            // SAFETY: set bits mark initialised slots, in the buffer, of the
-            // slots' layout, which `drop` drops (the invariant), each dropped
-            // once here (the column is not used after its `drop`).
-            unsafe { drop(base.add(i * size)) }
-        });
+        if let Some(drop) = self.drop {
+            // Every value, even after a panicking `drop` (the buffer itself
+            // is freed by its own `drop`, after this one, even if it
+            // panics); the range is every id (the bits end the walk, at the
+            // last word).
+            // SAFETY: as in `remove_range`; the column is not used after
+            // its `drop`.
+            unsafe { drop(self.slots.base().as_ptr(), &mut self.present, 0..usize::MAX) };
+        }
     }
 }
 
@@ -202,7 +193,7 @@ impl<T> Contiguous<T> {
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
         Self {
-            cells: Cells::new(Layout::new::<T>(), Drops::<T>::FN, ids),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, ids),
             _values: PhantomData,
         }
     }
@@ -213,7 +204,7 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
         // `with_capacity`'s body, not a call of it: one function fewer
         // compiled per component type.
         Self {
-            cells: Cells::new(Layout::new::<T>(), Drops::<T>::FN, limit.initial_capacity()),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, limit.initial_capacity()),
             _values: PhantomData,
         }
     }

@@ -5,7 +5,7 @@
 //! type).
 
 use super::contiguous::copy_bytes;
-use super::drops::{drop_each, Dropper, Drops};
+use super::drops::{DropRun, Drops};
 use super::slots::Slots;
 use core::alloc::Layout;
 use core::cell::UnsafeCell;
@@ -32,13 +32,13 @@ pub(super) struct Packed<T> {
 /// The untyped array under [`Packed`].
 ///
 /// Invariants: `len <= slots.len()`; slots `0..len` hold initialised
-/// values owned by this array, the others none; `drop`, when `Some`,
-/// drops a value held in a slot of `slots`' layout (given a pointer to
-/// it), and is `Some` whenever the values need dropping.
+/// values owned by this array, the others none; `drop`, when `Some`, is
+/// the `DropRun` of the type whose layout the slots have, and is `Some`
+/// whenever the values need dropping.
 pub(super) struct RawPacked {
     slots: Slots,
     len: usize,
-    drop: Option<Dropper>,
+    drop: Option<DropRun>,
 }
 
 /// Grows `slots` for one more value after the first `len` (doubling, as a
@@ -54,7 +54,7 @@ impl RawPacked {
     /// An empty array of values of layout `item`, dropped by `drop`, with
     /// room for `cap` of them.
     #[inline(never)]
-    fn new(item: Layout, drop: Option<Dropper>, cap: usize) -> Self {
+    fn new(item: Layout, drop: Option<DropRun>, cap: usize) -> Self {
         Self {
             slots: Slots::new(item, cap),
             len: 0,
@@ -122,22 +122,16 @@ impl RawPacked {
     }
 
     /// Drops every value, keeping the memory, each even after a panicking
-    /// `drop` (as [`drop_each`] does). Not generic: the values are dropped
-    /// through the array's drop function, one indirect call per value (and
-    /// nothing at all for values that need no drop).
+    /// `drop` (as `drop_each` does). Not generic: the values are dropped by
+    /// the array's typed loop, one call (and nothing at all for values that
+    /// need no drop).
     pub(super) fn clear(&mut self) {
         let len = core::mem::replace(&mut self.len, 0);
         if let Some(drop) = self.drop {
-            let (base, size) = (self.slots.base().as_ptr(), self.slots.item().size());
-            // The array holds none of them now: a panic below drops none
-            // twice.
-            drop_each(0..len, |i| {
-                // SAFETY: `i < len` (the old length): an initialised value
-                // of the slots' layout, which `drop` drops (the
-                // invariant), dropped once, here (the array no longer owns
-                // it).
-                unsafe { drop(base.add(i * size)) }
-            });
+            // SAFETY: the array held `len` initialised values of the type
+            // `drop` was made for (the invariants), which it no longer owns
+            // (its length is 0 now): a panic below drops none twice.
+            unsafe { drop(self.slots.base().as_ptr(), len) };
         }
     }
 }
@@ -153,7 +147,7 @@ impl<T> Packed<T> {
     #[inline]
     pub(super) fn with_capacity(cap: usize) -> Self {
         Self {
-            raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::FN, cap),
+            raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::RUN, cap),
             _values: PhantomData,
         }
     }

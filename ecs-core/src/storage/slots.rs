@@ -46,12 +46,6 @@ impl Slots {
         self.len
     }
 
-    /// The layout of one slot.
-    #[inline]
-    pub(super) fn item(&self) -> Layout {
-        self.item
-    }
-
     /// The first slot: slot `i` is at `base() + i * item.size()`.
     #[inline]
     pub(super) fn base(&self) -> NonNull<u8> {
