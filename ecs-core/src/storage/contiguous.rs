@@ -1,6 +1,6 @@
 //! `contiguous`: one buffer per component, indexed by entity id (SoA).
 
-use super::drops::drop_each;
+use super::drops::{DropPresent, Drops};
 use super::presence::Presence;
 use super::slots::Slots;
 use super::{Column, Storage};
@@ -16,12 +16,10 @@ use core::ptr::NonNull;
 /// One slot per id in a single buffer: the fastest layout to iterate when most
 /// entities hold the component.
 ///
-/// Invariants: `slots` holds slots of `T`'s layout; `present` has the bit
-/// of `id` set exactly when slot `id` holds an initialised `T` (so `id <
-/// slots.len()`); with a fixed limit, `slots` was sized for the limit at
-/// creation and never reallocates. The buffer's allocation, growth and
-/// freeing are not generic (`Slots`); only reading, writing and dropping
-/// values is compiled per component type.
+/// Invariants: those of `cells` ([`Cells`]), whose slots have `T`'s layout
+/// and whose drop function drops a `T`. Allocation, growth, relocation,
+/// clearing and dropping are not generic (`Cells`); only reading and
+/// writing values is compiled per component type.
 ///
 /// ```
 /// use ecs::storage::{Column, Contiguous, Storage};
@@ -36,12 +34,135 @@ use core::ptr::NonNull;
 /// assert!(!column.contains(id));
 /// ```
 pub struct Contiguous<T> {
-    slots: Slots,
-    present: Presence,
+    cells: Cells,
     /// The column owns `T`s, and is invariant in `T` as the `UnsafeCell`s
     /// it stands for (values written through a shared borrow) would make
     /// it.
     _values: PhantomData<UnsafeCell<T>>,
+}
+
+/// The untyped column under [`Contiguous`]: everything that needs only the
+/// values' size and drop function (creation, growth, claiming a slot,
+/// relocation, clearing ranges and dropping), compiled once; the typed
+/// shell reads and writes values. At 64 components / 32 systems,
+/// `Contiguous`'s functions and drop glue were about 7 200 instructions of a
+/// debug build's IR, some 330 per component type.
+///
+/// Invariants: `present` has the bit of `i` set exactly when slot `i` of
+/// `slots` holds an initialised value (so `i < slots.len()`); `drop`, when
+/// `Some`, is the `DropPresent` of the type whose layout the slots have,
+/// and is `Some` whenever the values need dropping; with a fixed limit, `slots`
+/// was sized for the limit at creation and never reallocates.
+struct Cells {
+    slots: Slots,
+    present: Presence,
+    drop: Option<DropPresent>,
+}
+
+impl Cells {
+    /// An empty column of slots of layout `item` for ids below `ids`.
+    #[inline(never)]
+    fn new(item: Layout, drop: Option<DropPresent>, ids: usize) -> Self {
+        Self {
+            slots: Slots::new(item, ids),
+            present: Presence::with_capacity(ids),
+            drop,
+        }
+    }
+
+    /// Makes room for slot `i` (dynamic limits only: fixed ones were sized
+    /// for the limit).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, i: usize) {
+        self.slots.grow_to((i + 1).max(self.slots.len() * 2));
+    }
+
+    /// Slot `i`, grown for, with its presence bit set: the slot and whether
+    /// it held a value already (its bit was set). `size` is the slots' size,
+    /// a constant in each caller, so that an optimised build, which inlines
+    /// this, computes the offset as the generic insertion did: one bounds
+    /// check and the store, growth out of line. A debug build calls the
+    /// copy in `ecs-core`.
+    ///
+    /// The caller then writes the value into the slot (when it held none,
+    /// the bit is set before the value is written: nothing between can
+    /// unwind in its callers, which only write).
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn claim(&mut self, i: usize, size: usize) -> (NonNull<u8>, bool) {
+        if i >= self.slots.len() {
+            self.grow(i);
+        }
+        // SAFETY: `i < slots.len()` (grown above): slot `i`, at byte
+        // `i * size`, is in the buffer.
+        let slot = unsafe { self.slots.base().add(i * size) };
+        (slot, self.present.insert(i))
+    }
+
+    /// [`Column::prepare_fill`] for slots of `size` bytes: the slot of
+    /// `ids.start`, the slots of `ids` grown for and holding no value.
+    fn prepare_fill(&mut self, ids: Range<usize>, size: usize) -> NonNull<u8> {
+        if ids.end > self.slots.len() {
+            self.grow(ids.end - 1);
+        }
+        // Ids that are fresh hold nothing, unless a spawn panicked while
+        // storing a value for one: drop such a value rather than overwrite it.
+        if self.present.any_in(ids.clone()) {
+            self.remove_range(ids.clone());
+        }
+        // The buffer's pointer is a raw one, so it stays valid across later
+        // calls of this method (which grow nothing here); the slots of `ids`
+        // are inside the buffer (grown above), so the offset is in bounds.
+        // SAFETY: `ids.start <= ids.end <= slots.len()`, an in-bounds offset
+        // of `ids.start * size` bytes.
+        unsafe { self.slots.base().add(ids.start * size) }
+    }
+
+    /// [`Column::remove_range`]: clears the bits of `ids`, dropping their
+    /// values through `drop` (one call of the typed loop: this is compiled
+    /// once, not per component type), nothing to drop when values need no
+    /// drop.
+    fn remove_range(&mut self, ids: Range<usize>) {
+        if let Some(drop) = self.drop {
+            // SAFETY: the slots have the layout of the type `drop` was made
+            // for, and the set bits mark their initialised values (the
+            // invariants), which `drop` drops, clearing their bits.
+            unsafe { drop(self.slots.base().as_ptr(), &mut self.present, ids) };
+        } else {
+            // Nothing to drop: forgetting the values is clearing their bits.
+            self.present.remove_range(ids);
+        }
+    }
+
+    /// [`Column::relocate`]: moves the value of `f`, if any, to `t` (an
+    /// unclaimed value at `t` going to `f`), for slots of `size` bytes.
+    fn relocate(&mut self, f: usize, t: usize, size: usize) {
+        if f == t || !self.present.get(f) {
+            return;
+        }
+        if t >= self.slots.len() {
+            self.grow(t);
+        }
+        let base = self.slots.base().as_ptr();
+        // SAFETY: slots `f` and `t` are in the buffer (`f` holds a value, so
+        // `f < slots.len()`; `t` was grown for above) and distinct, slot `i`
+        // starting at byte `i * size` of `base`, and `f` holds a value.
+        unsafe { move_slot(base, size, &mut self.present, f, t) };
+    }
+}
+
+impl Drop for Cells {
+    fn drop(&mut self) {
+        if let Some(drop) = self.drop {
+            // Every value, even after a panicking `drop` (the buffer itself
+            // is freed by its own `drop`, after this one, even if it
+            // panics); the range is every id (the bits end the walk, at the
+            // last word).
+            // SAFETY: as in `remove_range`; the column is not used after
+            // its `drop`.
+            unsafe { drop(self.slots.base().as_ptr(), &mut self.present, 0..usize::MAX) };
+        }
+    }
 }
 
 // SAFETY: sharing a `Contiguous` across threads exposes `&T` through `get` and
@@ -50,8 +171,8 @@ pub struct Contiguous<T> {
 // `T: Send + Sync` is needed, as for a `Vec<T>`.
 unsafe impl<T: ComponentBounds> Sync for Contiguous<T> {}
 // SAFETY: its fields are a buffer owning `T`s (a unique allocation, as a
-// `Vec<T>`'s) and a `Vec<u64>` of presence bits, so it is `Send` when `T`
-// is, and `T: Send`. Written out (not derived)
+// `Vec<T>`'s), a `Vec<u64>` of presence bits and a function dropping `T`s,
+// so it is `Send` when `T` is, and `T: Send`. Written out (not derived)
 // so that a `T` that is not thread-safe reports `ComponentBounds`'s one error,
 // not `Send`'s besides.
 unsafe impl<T: ComponentBounds> Send for Contiguous<T> {}
@@ -72,40 +193,9 @@ impl<T> Contiguous<T> {
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
         Self {
-            slots: Slots::new(Layout::new::<T>(), ids),
-            present: Presence::with_capacity(ids),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, ids),
             _values: PhantomData,
         }
-    }
-}
-
-impl<T> Contiguous<T> {
-    /// Makes room for slot `i` (dynamic limits only: fixed ones were sized
-    /// for the limit).
-    #[cold]
-    fn grow(&mut self, i: usize) {
-        self.slots.grow_to((i + 1).max(self.slots.len() * 2));
-    }
-}
-
-impl<T: ComponentBounds> Contiguous<T> {
-    /// [`Column::insert`] for an id past the buffer's end: grows it, then
-    /// inserts. Cold and out of line, so that the inlined insertion is one
-    /// bounds check and the store.
-    #[cold]
-    #[inline(never)]
-    fn insert_grown(&mut self, id: EntityId, value: T) -> Option<T> {
-        self.grow(id.index());
-        self.insert(id, value)
-    }
-
-    /// [`Column::insert_new`] for an id past the buffer's end (see
-    /// `insert_grown`).
-    #[cold]
-    #[inline(never)]
-    fn insert_new_grown(&mut self, id: EntityId, value: T) {
-        self.grow(id.index());
-        self.insert_new(id, value);
     }
 }
 
@@ -113,10 +203,8 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
     fn new(limit: EntityLimit) -> Self {
         // `with_capacity`'s body, not a call of it: one function fewer
         // compiled per component type.
-        let ids = limit.initial_capacity();
         Self {
-            slots: Slots::new(Layout::new::<T>(), ids),
-            present: Presence::with_capacity(ids),
+            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, limit.initial_capacity()),
             _values: PhantomData,
         }
     }
@@ -124,8 +212,8 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
 
 // SAFETY: `present` tracks exactly the initialised slots, so all accessors
 // agree; each id has its own slot in the buffer, inside an `UnsafeCell`; the
-// buffer only moves in `insert` (`&mut self`); `&self` methods touch only the
-// slot asked for.
+// buffer only moves in `&mut self` methods (`claim`, `prepare_fill`,
+// `relocate`); `&self` methods touch only the slot asked for.
 unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     type Item = T;
 
@@ -134,21 +222,21 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
 
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
-        let i = id.index();
-        // One bounds check, inlined into every insertion; a slot past the
-        // buffer's end takes the cold path, out of line (see `insert_grown`).
-        if i >= self.slots.len() {
-            return self.insert_grown(id, value);
-        }
-        // SAFETY: `i < slots.len()`: slot `i` is in the buffer.
-        let slot = unsafe { self.base().add(i).as_ptr() };
-        if self.present.insert(i) {
-            // SAFETY: the presence bit was set, so the slot is initialised;
-            // `&mut self` excludes other access.
-            Some(core::mem::replace(unsafe { &mut *slot }, value))
+        let (slot, held) = self.cells.claim(id.index(), size_of::<T>());
+        let slot = slot.cast::<T>().as_ptr();
+        if held {
+            // SAFETY: the presence bit was set, so the slot (of `T`'s
+            // layout) is initialised; `&mut self` excludes other access. The
+            // old value is moved out and the new one in: nothing unwinds
+            // between.
+            unsafe {
+                let old = slot.read();
+                slot.write(value);
+                Some(old)
+            }
         } else {
-            // SAFETY: in the buffer and aligned (above); it held no value,
-            // so nothing is overwritten.
+            // SAFETY: in the buffer and aligned (a slot of `T`'s layout); it
+            // held no value, so nothing is overwritten; its bit is set.
             unsafe { slot.write(value) };
             None
         }
@@ -156,18 +244,16 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
 
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
-        let i = id.index();
-        // As in `insert`.
-        if i >= self.slots.len() {
-            return self.insert_new_grown(id, value);
-        }
-        // SAFETY: `i < slots.len()`: slot `i` is in the buffer.
-        let slot = unsafe { self.base().add(i).as_ptr() };
-        if self.present.insert(i) {
-            // Not new after all: replace (and drop) the old value.
-            // SAFETY: the presence bit was set, so the slot is initialised;
-            // `&mut self` excludes other access.
-            drop(core::mem::replace(unsafe { &mut *slot }, value));
+        let (slot, held) = self.cells.claim(id.index(), size_of::<T>());
+        let slot = slot.cast::<T>().as_ptr();
+        if held {
+            // Not new after all: replace the old value, dropped at the end of
+            // the block, once the slot holds the new one (a panicking `drop`
+            // finds the column consistent).
+            // SAFETY: as in `insert`.
+            let _old = unsafe { slot.read() };
+            // SAFETY: as in `insert`.
+            unsafe { slot.write(value) };
         } else {
             // SAFETY: in the buffer and aligned; it held no value.
             unsafe { slot.write(value) };
@@ -175,31 +261,19 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     }
 
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<T>> {
-        if ids.end > self.slots.len() {
-            self.grow(ids.end - 1);
-        }
-        // Ids that are fresh hold nothing, unless a spawn panicked while
-        // storing a value for one: drop such a value rather than overwrite it.
-        if self.present.any_in(ids.clone()) {
-            self.remove_range(ids.clone());
-        }
-        // The buffer's pointer is a raw one, so it stays valid across later
-        // calls of this method (which grow nothing here); the slots of `ids`
-        // are inside the buffer (grown above), so the offset is in bounds.
-        // SAFETY: `ids.start <= ids.end <= slots.len()`, an in-bounds offset.
-        Some(unsafe { self.base().add(ids.start) })
+        Some(self.cells.prepare_fill(ids, size_of::<T>()).cast::<T>())
     }
 
     unsafe fn fill(&mut self, ids: Range<usize>) {
-        debug_assert!(ids.end <= self.slots.len());
+        debug_assert!(ids.end <= self.cells.slots.len());
         // The caller guarantees every slot of `ids` was initialised; the
         // presence bits now say so.
-        self.present.insert_range(ids);
+        self.cells.present.insert_range(ids);
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let i = id.index();
-        if !self.present.remove(i) {
+        if !self.cells.present.remove(i) {
             return None;
         }
         // SAFETY: the bit was set, so the slot is initialised, and in the
@@ -209,21 +283,9 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         Some(unsafe { self.base().add(i).read() })
     }
 
+    #[inline]
     fn remove_range(&mut self, ids: Range<usize>) {
-        if const { core::mem::needs_drop::<T>() } {
-            let base = self.base();
-            // Each id comes with its bit clear already, so the value is never
-            // read again before being rewritten, even if its `drop` panics;
-            // `drop_each` goes on with the rest after a panic.
-            drop_each(self.present.drain(ids), |i| {
-                // SAFETY: initialised (its bit was set, so `i < slots.len()`),
-                // and dropped once: the bit is clear now.
-                unsafe { base.add(i).drop_in_place() }
-            });
-        } else {
-            // Nothing to drop: forgetting the values is clearing their bits.
-            self.present.remove_range(ids);
-        }
+        self.cells.remove_range(ids);
     }
 
     #[inline]
@@ -233,25 +295,14 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         self.relocate(a, b);
     }
 
+    #[inline]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        let (f, t) = (from.index(), to.index());
-        if f == t || !self.present.get(f) {
-            return;
-        }
-        if t >= self.slots.len() {
-            self.grow(t);
-        }
-        let base = self.slots.base().as_ptr();
-        // SAFETY: slots `f` and `t` are in the buffer (`f` holds a value, so
-        // `f < slots.len()`; `t` was grown for above) and distinct, slot `i`
-        // starting at byte `i * size_of::<T>()` of `base`, and `f` holds a
-        // value.
-        unsafe { move_slot(base, core::mem::size_of::<T>(), &mut self.present, f, t) };
+        self.cells.relocate(from.index(), to.index(), size_of::<T>());
     }
 
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
-        self.present.get(id.index())
+        self.cells.present.get(id.index())
     }
 
     #[inline]
@@ -379,23 +430,7 @@ impl<T> Contiguous<T> {
     /// `&self` is allowed.
     #[inline]
     fn base(&self) -> NonNull<T> {
-        self.slots.base().cast::<T>()
-    }
-}
-
-impl<T> Drop for Contiguous<T> {
-    fn drop(&mut self) {
-        if const { !core::mem::needs_drop::<T>() } {
-            return;
-        }
-        let base = self.base();
-        // Every value, even after a panicking `drop` (the buffer itself is
-        // freed by its own `drop`, after this one, even if it panics).
-        drop_each(self.present.ones(), |i| {
-            // SAFETY: set bits mark initialised slots, in the buffer, each
-            // dropped once here (the storage is not used after its `drop`).
-            unsafe { base.add(i).drop_in_place() }
-        });
+        self.cells.slots.base().cast::<T>()
     }
 }
 
@@ -413,11 +448,38 @@ mod tests {
     #[test]
     fn fixed_never_reallocates() {
         let mut c = Contiguous::<u32>::new(EntityLimit::Fixed(64));
-        let base = c.slots.base();
+        let base = c.cells.slots.base();
         for i in 0..64 {
             c.insert(EntityId(i), i);
         }
-        assert_eq!(base, c.slots.base());
+        assert_eq!(base, c.cells.slots.base());
+    }
+
+    /// The untyped core's offsets are `id * size` for sizes the fixed
+    /// copies of `copy_bytes` do not cover (24 bytes here) and for one they
+    /// do (2 bytes): values land in their own slots through growth,
+    /// replacement, relocation and swaps.
+    #[test]
+    fn values_of_any_size_stay_in_their_slots() {
+        fn run<T: Copy + PartialEq + core::fmt::Debug + Send + Sync + 'static>(value: impl Fn(u32) -> T) {
+            let mut c = Contiguous::<T>::new(EntityLimit::Dynamic { initial: 1 });
+            for i in [0u32, 5, 1, 64, 200] {
+                assert_eq!(c.insert(EntityId(i), value(i)), None);
+            }
+            c.insert_new(EntityId(300), value(300));
+            assert_eq!(c.insert(EntityId(5), value(55)), Some(value(5)));
+            c.relocate(EntityId(64), EntityId(7)); // onto an empty slot
+            c.swap(EntityId(1), EntityId(200));
+            c.relocate(EntityId(0), EntityId(300)); // onto a held one: exchanged
+            let want = [(0, 300), (1, 200), (5, 55), (7, 64), (200, 1), (300, 0)];
+            for (i, v) in want {
+                assert_eq!(c.get(EntityId(i)), Some(&value(v)), "id {i}");
+            }
+            assert!(!c.contains(EntityId(64)));
+            assert_eq!(c.remove(EntityId(7)), Some(value(64)));
+        }
+        run(|i| [u64::from(i), u64::from(i) * 3, !u64::from(i)]);
+        run(|i| i as u16);
     }
 
     #[test]
@@ -444,7 +506,7 @@ mod tests {
         c.insert(EntityId(3), rc.clone());
         let first = c.prepare_fill(1..5).expect("contiguous slots have fixed places");
         assert_eq!(Rc::strong_count(&rc), 1);
-        assert!(c.slots.len() >= 5, "grown for the run");
+        assert!(c.cells.slots.len() >= 5, "grown for the run");
         for k in 0..4 {
             // SAFETY: the pointer of `prepare_fill(1..5)`, no call since.
             unsafe { first.add(k).write(rc.clone()) };

@@ -309,8 +309,37 @@ impl<G: Group> Grouped<G> {
 
     #[inline]
     fn has(&self, id: EntityId, member: usize) -> bool {
-        self.masks.get(id.index()).is_some_and(|m| m & (1 << member) != 0)
+        has_bit(&self.masks, id.index(), member)
     }
+
+    /// Makes room for cell `i`: doubling, as `insert` and `relocate` grow.
+    /// Cold and out of line, compiled once per group (not per member).
+    #[cold]
+    #[inline(never)]
+    fn grow_for(&mut self, i: usize) {
+        self.grow_to((i + 1).max(self.slots.len() * 2));
+    }
+}
+
+/// Whether `masks[i]` has bit `member` set (`false` past the end): not
+/// generic, so that no closure is compiled per group.
+#[inline]
+fn has_bit(masks: &[u8], i: usize, member: usize) -> bool {
+    match masks.get(i) {
+        Some(m) => m & (1 << member) != 0,
+        None => false,
+    }
+}
+
+/// Sets `bit` of `masks[i]`, returning whether it was set: not generic.
+///
+/// # Panics
+/// When `i` is past the end.
+#[inline]
+fn set_bit(masks: &mut [u8], i: usize, bit: u8) -> bool {
+    let was = masks[i] & bit != 0;
+    masks[i] |= bit;
+    was
 }
 
 impl<G: Group> Drop for Grouped<G> {
@@ -382,17 +411,26 @@ where
         let g = &mut self.0;
         let i = id.index();
         if i >= g.slots.len() {
-            g.grow_to((i + 1).max(g.slots.len() * 2));
+            g.grow_for(i);
         }
-        let was = g.masks[i] & (1 << I) != 0;
-        g.masks[i] |= 1 << I;
-        // SAFETY: `slots[i]` is live and exclusively borrowed.
-        let member = unsafe { &mut *G::project(g.slots[i].get_mut()) };
+        let was = set_bit(&mut g.masks, i, 1 << I);
+        // SAFETY: `i < slots.len()` (grown above): the cell is live, and
+        // exclusively borrowed; `project` creates no reference.
+        let member = unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(i))) }.cast::<Self::Item>();
         if was {
-            // SAFETY: the bit was set, so the member is initialised.
-            Some(core::mem::replace(unsafe { member.assume_init_mut() }, value))
+            // SAFETY: the bit was set, so the member is initialised; the old
+            // value is moved out and the new one in, nothing unwinding
+            // between (read and write: `mem::replace` would be one more
+            // function per member in a debug build).
+            unsafe {
+                let old = member.read();
+                member.write(value);
+                Some(old)
+            }
         } else {
-            member.write(value);
+            // SAFETY: the member's field of a live cell (`MaybeUninit<Item>`
+            // has `Item`'s layout), holding no value.
+            unsafe { member.write(value) };
             None
         }
     }
@@ -403,9 +441,14 @@ where
             return None;
         }
         g.masks[id.index()] &= !(1 << I);
-        // SAFETY: the bit was set, so the member is initialised; it was
-        // cleared first, so it is not read again before being rewritten.
-        Some(unsafe { (*G::project(g.slots[id.index()].get_mut())).assume_init_read() })
+        // SAFETY: the bit was set, so `id < slots.len()` (the cell is live)
+        // and the member is initialised; it was cleared first, so it is not
+        // read again before being rewritten.
+        Some(unsafe {
+            G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(id.index())))
+                .cast::<Self::Item>()
+                .read()
+        })
     }
 
     #[inline]
@@ -422,7 +465,7 @@ where
             return;
         }
         if t >= g.slots.len() {
-            g.grow_to((t + 1).max(g.slots.len() * 2));
+            g.grow_for(t);
         }
         let cells = g.slots.as_mut_ptr();
         // SAFETY: `f` (whose member is present) and `t` (grown above) are

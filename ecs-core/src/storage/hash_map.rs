@@ -187,7 +187,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         // reservation then costs a comparison).
         self.values.reserve_one();
         match self.ids.find_or_claim(id) {
-            Ok(p) => Some(core::mem::replace(self.values.get_mut(p), value)),
+            Ok(p) => Some(self.values.replace(p, value)),
             Err(_) => {
                 self.values.push(value);
                 None

@@ -1,8 +1,9 @@
 //! A buffer of uninitialised slots of one layout, not generic: allocating,
 //! growing and freeing it is compiled once, here, for every component type
 //! (a `Vec<MaybeUninit<T>>` compiles its `reserve`, growth and drop for each
-//! `T`). Its typed owner ([`Contiguous`](super::Contiguous)) reads and
-//! writes the slots and knows which hold a value.
+//! `T`). Its owners (`Cells` under [`Contiguous`](super::Contiguous),
+//! `RawPacked` under `Packed`) know which slots hold a value; their typed
+//! shells read and write them.
 
 use core::ptr::NonNull;
 use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};

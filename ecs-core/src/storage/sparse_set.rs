@@ -45,6 +45,16 @@ mod ids {
     use super::ABSENT;
     use crate::handle::EntityId;
 
+    /// The packed index of `id`'s value in `index`, if any: not generic
+    /// (a method of the generic storage was compiled per component type).
+    #[inline]
+    pub(super) fn slot(index: &[u32], id: EntityId) -> Option<usize> {
+        match index.get(id.index()) {
+            Some(&p) if p != ABSENT => Some(p as usize),
+            _ => None,
+        }
+    }
+
     /// `index` and `owners` for `cap` ids.
     #[inline(never)]
     pub(super) fn with_capacity(cap: usize) -> (Vec<EntityId>, Vec<u32>) {
@@ -83,11 +93,15 @@ mod ids {
         }
     }
 
-    /// Gives the value packed at `p`, owned by `from`, to `to`, and the
-    /// value `to` held, if any (one no entity claims), to `from`: the values
-    /// stay where they are packed, only their owners change.
+    /// Gives the value of `from`, if any, to `to`, and the value `to` held,
+    /// if any (one no entity claims), to `from`: the values stay where they
+    /// are packed, only their owners change. The whole of
+    /// [`Column::relocate`](super::Column::relocate), not generic.
     #[inline(never)]
-    pub(super) fn relocate(owners: &mut [EntityId], index: &mut Vec<u32>, p: usize, from: EntityId, to: EntityId) {
+    pub(super) fn relocate(owners: &mut [EntityId], index: &mut Vec<u32>, from: EntityId, to: EntityId) {
+        let Some(p) = slot(index, from) else {
+            return;
+        };
         if to.index() >= index.len() {
             index.resize(to.index() + 1, ABSENT);
         }
@@ -111,12 +125,10 @@ unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
 unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
+    /// The packed index of `id`'s value, if any.
     #[inline]
     fn slot(&self, id: EntityId) -> Option<usize> {
-        match self.index.get(id.index()) {
-            Some(&p) if p != ABSENT => Some(p as usize),
-            _ => None,
-        }
+        ids::slot(&self.index, id)
     }
 
     /// The ids holding a value, in the packed order.
@@ -162,7 +174,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         if let Some(p) = self.slot(id) {
-            return Some(core::mem::replace(self.values.get_mut(p), value));
+            return Some(self.values.replace(p, value));
         }
         let at = self.values.len() as u32;
         self.values.push(value);
@@ -200,12 +212,9 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     }
 
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        let Some(p) = self.slot(from) else {
-            return;
-        };
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.
-        ids::relocate(&mut self.owners, &mut self.index, p, from, to);
+        ids::relocate(&mut self.owners, &mut self.index, from, to);
     }
 
     #[inline]
