@@ -16,7 +16,7 @@ use core::ptr::NonNull;
 /// One slot per id in a single buffer: the fastest layout to iterate when most
 /// entities hold the component.
 ///
-/// Invariants: those of `cells` ([`Cells`]), whose slots have `T`'s layout
+/// Invariants: those of `cells` (`Cells`), whose slots have `T`'s layout
 /// and whose drop function drops a `T`. Allocation, growth, relocation,
 /// clearing and dropping are not generic (`Cells`); only reading and
 /// writing values is compiled per component type.
