@@ -312,13 +312,10 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // Paired by a loop: `zip` and `collect` compiled their
                 // adapters for each output type of each context.
                 let mut slots = Vec::with_capacity(subtasks);
-                let mut queues = &mut scratch.0[..];
+                let mut queues = scratch.0.iter_mut();
                 for output in outputs.iter_mut() {
-                    let Some((pending, rest)) = core::mem::take(&mut queues).split_first_mut() else {
-                        break;
-                    };
+                    let Some(pending) = queues.next() else { break };
                     slots.push((output, pending));
-                    queues = rest;
                 }
                 team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
                     let mut output = core::mem::take(*output_slot);

@@ -504,7 +504,9 @@ impl Shared {
             let since = *yielding.get_or_insert_with(Instant::now);
             if !idle.is_multiple_of(CLOCK_EVERY) || since.elapsed() < STAY {
                 std::thread::yield_now();
-                idle = idle.wrapping_add(1).max(SPIN_HINTS);
+                // Bounded: a thread yields for `STAY` at most, then sleeps
+                // or leaves and starts again from 0 or `SPIN_HINTS`.
+                idle += 1;
                 continue;
             }
             if !sleep {
