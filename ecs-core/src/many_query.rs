@@ -119,6 +119,16 @@ pub struct ViewRun<T, K: Column> {
     start: EntityId,
 }
 
+// By hand: a derive would ask `T: Copy` and `K: Copy`.
+impl<T, K: Column> Clone for ViewRun<T, K> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, K: Column> Copy for ViewRun<T, K> {}
+
 impl<T, K: Column> ViewRun<T, K> {
     #[inline(always)]
     fn at(&self, k: usize) -> EntityId {

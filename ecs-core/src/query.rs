@@ -130,8 +130,13 @@ pub unsafe trait Query<Cx: ContextDecl, S> {
     const LINEAR: bool = true;
     /// What a walk over a run of consecutive ids keeps: each column's
     /// address of the run's first value when the column is linear.
+    ///
+    /// `Copy`, so that the compiler knows it needs no dropping: a walk
+    /// builds a tuple query's run element by element, and for a run that
+    /// might need dropping a debug build compiled a landing pad per
+    /// element into every walk.
     #[doc(hidden)]
-    type Run;
+    type Run: Copy;
     /// The walk over the run of ids from `start` on.
     ///
     /// # Safety
@@ -241,7 +246,7 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid (`ptr`'s contract), and no mutable borrow of the value exists
         // for `'i` (caller).
-        unsafe { &*run.ptr(k) }
+        unsafe { run.ptr(k).as_ref() }
     }
     type Block = Place<C::Column>;
     #[inline(always)]
@@ -254,7 +259,7 @@ unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> f
         // SAFETY: `j` is below the block's length, so the pointer is valid
         // (`ptr`'s contract), and no mutable borrow of the value exists
         // while the item lives (caller, as for `fetch`).
-        unsafe { &*block.ptr(j) }
+        unsafe { block.ptr(j).as_ref() }
     }
 }
 
@@ -291,7 +296,7 @@ unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> 
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid for writes (`ptr`'s contract), and no other borrow of the
         // value exists for `'i` (caller).
-        unsafe { &mut *run.ptr(k) }
+        unsafe { run.ptr(k).as_mut() }
     }
     type Block = Staged<C::Column>;
     #[inline(always)]
@@ -348,8 +353,11 @@ unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for EntityId {
 // SAFETY: borrows nothing.
 unsafe impl<Cx: ContextDecl, S> SharedQuery<Cx, S> for EntityId {}
 
+// Elements are reached by index (`fetch.0`), not bound to names: in a
+// debug build every named binding of an always-inlined function is a
+// stack slot and a store (its debug information) in every walk.
 macro_rules! tuple_query {
-    ($($Q:ident),+) => {
+    ($($i:tt $Q:ident),+) => {
         // SAFETY: the tuple borrows exactly what its elements borrow; the
         // caller of `fetch` rules out conflicts between them by checking
         // `ACCESS` with `is_valid`.
@@ -365,11 +373,9 @@ macro_rules! tuple_query {
                 ($($Q::init(storages),)+)
             }
             #[inline(always)]
-            #[allow(non_snake_case, reason = "the fetch states are named after their query types")]
             unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> Self::Item<'i> {
-                let ($($Q,)+) = fetch;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::fetch($Q, id) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::fetch(fetch.$i, id) },)+)
             }
             const STAGED: usize = 0 $(+ $Q::STAGED)+;
             const WITH_ID: bool = false $(|| $Q::WITH_ID)+;
@@ -377,33 +383,25 @@ macro_rules! tuple_query {
             const LINEAR: bool = false $(|| $Q::LINEAR)+;
             type Run = ($($Q::Run,)+);
             #[inline(always)]
-            #[allow(non_snake_case, reason = "the fetch states are named after their query types")]
             unsafe fn run(fetch: Self::Fetch, start: EntityId) -> Self::Run {
-                let ($($Q,)+) = fetch;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::run($Q, start) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::run(fetch.$i, start) },)+)
             }
             #[inline(always)]
-            #[allow(non_snake_case, reason = "the runs are named after their query types")]
             unsafe fn run_item<'i>(run: &Self::Run, k: usize) -> Self::Item<'i> {
-                let ($($Q,)+) = run;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::run_item($Q, k) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::run_item(&run.$i, k) },)+)
             }
             type Block = ($($Q::Block,)+);
             #[inline(always)]
-            #[allow(non_snake_case, reason = "the runs are named after their query types")]
             unsafe fn block(run: &Self::Run, k: usize) -> Self::Block {
-                let ($($Q,)+) = run;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::block($Q, k) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::block(&run.$i, k) },)+)
             }
             #[inline(always)]
-            #[allow(non_snake_case, reason = "the blocks are named after their query types")]
             unsafe fn block_item<'i>(block: &'i mut Self::Block, j: usize) -> Self::Item<'i> {
-                let ($($Q,)+) = block;
                 // SAFETY: forwarded from the caller, element by element.
-                ($(unsafe { <$Q as Query<Cx, S>>::block_item($Q, j) },)+)
+                ($(unsafe { <$Q as Query<Cx, S>>::block_item(&mut block.$i, j) },)+)
             }
         }
         // SAFETY: every element is a shared query.
@@ -422,18 +420,18 @@ pub(crate) const fn first(access: &'static [Access]) -> Access {
     access[0]
 }
 
-tuple_query!(A);
-tuple_query!(A, B);
-tuple_query!(A, B, C);
-tuple_query!(A, B, C, D);
-tuple_query!(A, B, C, D, E);
-tuple_query!(A, B, C, D, E, F);
-tuple_query!(A, B, C, D, E, F, G);
-tuple_query!(A, B, C, D, E, F, G, H);
-tuple_query!(A, B, C, D, E, F, G, H, I);
-tuple_query!(A, B, C, D, E, F, G, H, I, J);
-tuple_query!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_query!(A, B, C, D, E, F, G, H, I, J, K, L);
+tuple_query!(0 A);
+tuple_query!(0 A, 1 B);
+tuple_query!(0 A, 1 B, 2 C);
+tuple_query!(0 A, 1 B, 2 C, 3 D);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K);
+tuple_query!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
 
 /// Whether a query's accesses are compatible: no component borrowed twice
 /// when one of the borrows is mutable.

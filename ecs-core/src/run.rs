@@ -99,11 +99,18 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// As [`Context::run_system`].
     #[inline(always)]
     pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+        // Closures always inlined: in a debug build each was one more
+        // function per system between `run_with` and the system's method
+        // (and `S::reset_output` passed as a function, a `Fn::call` shim).
         self.run_with::<S, DataProxy>(
+            #[inline(always)]
             |s| s.before(args),
+            #[inline(always)]
             |s, data| s.process(data, args),
+            #[inline(always)]
             |s, outputs| s.after(outputs, args),
-            S::reset_output,
+            #[inline(always)]
+            |output| S::reset_output(output),
         );
     }
 
@@ -194,12 +201,17 @@ impl<Cx: ContextDecl> Context<Cx> {
     ///
     /// Called only from the closure `run_selected` gives the scheduler:
     /// through `Dispatch` (`run_system`, `run_column_system`) or an adapter.
+    ///
+    /// The closures are `Copy` (every caller's are: references, or closures
+    /// of references): then the compiler knows that none needs dropping,
+    /// and a debug build compiles no drop flags and no landing pads for
+    /// them into every system's run.
     pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
         &self,
-        before: impl FnOnce(&mut S),
-        process: impl Fn(&S, &mut P::Proxy<'_>) + Sync,
-        after: impl FnOnce(&mut S, &mut [S::Output]),
-        reset: impl Fn(&mut S::Output) + Sync,
+        before: impl FnOnce(&mut S) + Copy,
+        process: impl Fn(&S, &mut P::Proxy<'_>) + Sync + Copy,
+        after: impl FnOnce(&mut S, &mut [S::Output]) + Copy,
+        reset: impl Fn(&mut S::Output) + Sync + Copy,
     ) {
         let slot = S::slot(&self.systems);
         // SAFETY: this is the run of `S`: `&self` here comes from
@@ -244,11 +256,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             // took 33 more instructions).
             // The output and queue the last run left, unless it was the
             // first or a split run (then resized, out of line).
-            let (output, pending) = if let ([output], [pending]) = (&mut outputs[..], &mut scratch[..]) {
-                (output, pending)
-            } else {
-                one_each(outputs, scratch)
-            };
+            let (output, pending) = one_subtask(outputs, scratch);
             // A panicking run's changes are dropped, not applied later.
             let guard = ClearOnUnwind(&mut *pending);
             // Here rather than in a method of `job`: in a debug build each
@@ -367,6 +375,22 @@ impl<Cx: ContextDecl> Context<Cx> {
 #[inline(never)]
 fn all_selected(n: usize) -> Vec<bool> {
     vec![true; n]
+}
+
+/// The output and queue the last run left, unless it was the first or a
+/// split run (then resized by `one_each`, out of line). Inlined in an
+/// optimised build; a debug build calls it, one copy per output type
+/// rather than one in every system's run.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn one_subtask<'v, O: Default, Cx: ContextDecl>(
+    outputs: &'v mut Vec<O>,
+    scratch: &'v mut Vec<Pending<Cx>>,
+) -> (&'v mut O, &'v mut Pending<Cx>) {
+    if outputs.len() == 1 && scratch.len() == 1 {
+        (&mut outputs[0], &mut scratch[0])
+    } else {
+        one_each(outputs, scratch)
+    }
 }
 
 /// Leaves one output and one queue for a run of one subtask, and returns

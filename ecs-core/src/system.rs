@@ -106,6 +106,9 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// assert_eq!(world.system::<Move>().moved, 6);
     /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 1.5));
     /// ```
+    // The defaults are always inlined: in a debug build each was one more
+    // function per system (their calls sit in `Context::run_with`).
+    #[inline(always)]
     fn before(&mut self, args: &A) {
         let _ = args;
     }
@@ -152,7 +155,7 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// # world.step(|p| p.run_all(&()));
     /// # assert_eq!(world.outputs::<Draw>().concat(), [1.0]);
     /// ```
-    #[inline]
+    #[inline(always)]
     fn reset_output(output: &mut Self::Output) {
         *output = Default::default();
     }
@@ -163,6 +166,7 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     ///
     /// # Examples
     /// See [`before`](System::before)'s example.
+    #[inline(always)]
     fn after(&mut self, outputs: &mut [Self::Output], args: &A) {
         let _ = (outputs, args);
     }
@@ -215,6 +219,7 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
 
 impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
     /// A slot holding `state`, with no subscribers and no outputs.
+    #[cfg_attr(debug_assertions, inline(always))]
     pub fn new(state: S) -> Self {
         Self {
             cell: SystemCell::new(state),

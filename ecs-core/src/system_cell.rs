@@ -40,6 +40,7 @@ unsafe impl<S: Send + Sync, O: Send + Sync, P: Send> Sync for SystemCell<S, O, P
 
 impl<S, O, P> SystemCell<S, O, P> {
     /// A cell holding `state` and no outputs.
+    #[cfg_attr(debug_assertions, inline(always))]
     pub(crate) fn new(state: S) -> Self {
         Self {
             inner: UnsafeCell::new((state, Vec::new(), Vec::new())),
@@ -61,7 +62,7 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// exists or is made: the caller is the system's run, which the
     /// scheduler never overlaps with another run of the same system or with
     /// a descendant's run (see the type's documentation).
-    #[inline]
+    #[inline(always)]
     #[expect(
         clippy::mut_from_ref,
         reason = "the cell hands out its contents mutably through `&self`; the caller promises exclusive access (`# Safety`)"

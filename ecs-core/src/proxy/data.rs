@@ -68,6 +68,15 @@ use core::ops::{Deref, DerefMut, Range};
 /// assert_eq!(world.outputs::<Rank>().iter().sum::<u32>(), 3);
 /// ```
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
+    pub(crate) part: Part<'a, Cx>,
+    output: &'a mut S::Output,
+}
+
+/// What a [`View`] holds but its output: nothing that depends on the
+/// system, so that it is built by [`Part::new`], one function per context
+/// (in a debug build, building the view's fields in every system's run and
+/// every split system's subtask cost about 50 instructions each).
+pub(crate) struct Part<'a, Cx: ContextDecl> {
     pub(crate) cx: &'a Context<Cx>,
     set: &'a SparseSet,
     /// The ids `set` holds when they are one ascending run (as `run_start`
@@ -77,8 +86,38 @@ pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     range: Range<usize>,
     subtask: usize,
     subtasks: usize,
-    output: &'a mut S::Output,
     pending: &'a mut Pending<Cx>,
+}
+
+impl<'a, Cx: ContextDecl> Part<'a, Cx> {
+    /// The part of subtask `subtask` of `subtasks` over the ids of `set`,
+    /// found inline (`span`) unless `MAY_SPLIT` (`SubtaskProxy::new`).
+    /// Always inlined in an optimised build, so that the constant subtask
+    /// 0 of 1 folds into the walk; a debug build calls it.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn new<const MAY_SPLIT: bool>(
+        cx: &'a Context<Cx>,
+        set: &'a SparseSet,
+        subtask: usize,
+        subtasks: usize,
+        pending: &'a mut Pending<Cx>,
+    ) -> Self {
+        let (all, range, run) = if MAY_SPLIT {
+            part(set, subtask, subtasks)
+        } else {
+            span(set, subtask, subtasks)
+        };
+        Part {
+            cx,
+            set,
+            run,
+            all,
+            range,
+            subtask,
+            subtasks,
+            pending,
+        }
+    }
 }
 
 /// The data proxy of one subtask of system `S`: its entities, and through
@@ -149,22 +188,10 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
         output: &'a mut S::Output,
         pending: &'a mut Pending<Cx>,
     ) -> Data<'a, Cx, S> {
-        let (all, range, run) = if MAY_SPLIT {
-            part(set, subtask, subtasks)
-        } else {
-            span(set, subtask, subtasks)
-        };
         Data {
             view: View {
-                cx,
-                set,
-                run,
-                all,
-                range,
-                subtask,
-                subtasks,
+                part: Part::new::<MAY_SPLIT>(cx, set, subtask, subtasks, pending),
                 output,
-                pending,
             },
         }
     }
@@ -364,15 +391,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// walk: both walks' constants would be evaluated, giving two errors for
     /// one mistake).
     #[inline(always)]
-    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(
-        &mut self,
-        mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
-    ) {
+    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
         // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut self.view;
-        let all = view.all;
-        let ids = &all[view.range.clone()];
-        let fetch = Q::init(view.cx.storages());
+        let fetch = Q::init(view.part.cx.storages());
         // Why fetching is sound, in both loops: every id is one of this subtask's
         // entities, which hold every component of the signature (guaranteed
         // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
@@ -387,54 +409,85 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // code is generated (not even in a debug build, where a branch on a
         // computed condition keeps both arms).
         if Q::LINEAR {
-            // The common case of entities created together: ids are one
-            // ascending run, walked as one (one address per column for the
-            // whole walk, not one per block or entity), and the loop can be
-            // vectorised. Only for a subtask with entities: `start` must be
-            // one of them. From the set rather than `view.run`: `run_start`'s
-            // checks, inlined here, tell the compiler that `start + k` does
-            // not wrap, so that it walks the columns with pointers; without
-            // them it recomputes each address from the id, which made
-            // simple_iter 1.25x slower.
-            if let Some(start) = run_from(view.set, view.range.start) {
-                if !ids.is_empty() {
-                    // SAFETY: the ids `start..start + ids.len()` are `ids` (run
-                    // invariant), all the subtask's; see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, start, ids.len(), &mut f) };
+            // A debug build walks the runs `next_run` finds, in one loop
+            // with one call of `walk_run` (see `next_run`).
+            #[cfg(debug_assertions)]
+            {
+                let mut done = 0;
+                loop {
+                    let (first, len) = next_run(
+                        view.part.set,
+                        view.part.all,
+                        view.part.range.start,
+                        view.part.range.end,
+                        Self::RUNS,
+                        done,
+                    );
+                    if len == 0 {
+                        break;
+                    }
+                    // SAFETY: the ids `first..first + len` are `ids[done..done +
+                    // len]` (`next_run`), all the subtask's; see above.
+                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, first, len, &mut f) };
+                    done += len;
                 }
-                return;
             }
-            if Self::RUNS && view.set.is_ascending() {
-                // Several runs, as `layout: archetypes` leaves a system over
-                // several sets: each run is walked as one.
-                let mut s = 0;
-                while s < ids.len() {
-                    let rest = &ids[s..];
-                    let len = run_len(rest);
-                    // SAFETY: the ids `rest[0]..rest[0] + len` are `rest[..len]`
-                    // (`run_len`), all the subtask's; see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, rest[0].0, len, &mut f) };
-                    s += len;
+            // An optimised build, one loop per way the ids lie, each
+            // specialised (`walk_run` inlined into each).
+            #[cfg(not(debug_assertions))]
+            {
+                let ids = &view.part.all[view.part.range.clone()];
+                // The common case of entities created together: ids are one
+                // ascending run, walked as one (one address per column for
+                // the whole walk, not one per block or entity), and the loop
+                // can be vectorised. Only for a subtask with entities:
+                // `start` must be one of them. From the set rather than
+                // `view.part.run`: `run_start`'s checks, inlined here, tell the
+                // compiler that `start + k` does not wrap, so that it walks
+                // the columns with pointers; without them it recomputes each
+                // address from the id, which made simple_iter 1.25x slower.
+                if let Some(start) = run_from(view.part.set, view.part.range.start) {
+                    if !ids.is_empty() {
+                        // SAFETY: the ids `start..start + ids.len()` are `ids`
+                        // (run invariant), all the subtask's; see above.
+                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, start, ids.len(), &mut f) };
+                    }
+                    return;
                 }
-                return;
-            }
-            // Scattered ids, where the search for each run's end would be
-            // paid per id: one id at a time, each a run of one (`len` a
-            // constant 1: in an optimised build, the same code as a fetch).
-            for k in 0..ids.len() {
-                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
-                // ids; see above.
-                unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, ids.get_unchecked(k).0, 1, &mut f) };
+                if Self::RUNS && view.part.set.is_ascending() {
+                    // Several runs, as `layout: archetypes` leaves a system
+                    // over several sets: each run is walked as one.
+                    let mut s = 0;
+                    while s < ids.len() {
+                        let rest = &ids[s..];
+                        let len = run_len(rest);
+                        // SAFETY: the ids `rest[0]..rest[0] + len` are
+                        // `rest[..len]` (`run_len`), all the subtask's; see
+                        // above.
+                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, rest[0].0, len, &mut f) };
+                        s += len;
+                    }
+                    return;
+                }
+                // Scattered ids, where the search for each run's end would
+                // be paid per id: one id at a time, each a run of one (`len`
+                // a constant 1: the same code as a fetch).
+                for k in 0..ids.len() {
+                    // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                    // subtask's ids; see above.
+                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, ids.get_unchecked(k).0, 1, &mut f) };
+                }
             }
             return;
         }
         // Any other query, one id at a time (`f` called from one site, so
         // that the compiler inlines it).
+        let ids = &view.part.all[view.part.range.clone()];
         for k in 0..ids.len() {
             // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
             // ids; see above.
             let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
-            call(&mut f, view, item);
+            f.visit(view, item);
         }
     }
 
@@ -443,8 +496,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline(always)]
     pub(super) fn subtask_ids(&self) -> (&'a [EntityId], bool, &'a Cx::Storages) {
         let view = &self.view;
-        let ids = &view.all[view.range.clone()];
-        (ids, run_from(view.set, view.range.start).is_some(), view.cx.storages())
+        let ids = &view.part.all[view.part.range.clone()];
+        (
+            ids,
+            run_from(view.part.set, view.part.range.start).is_some(),
+            view.part.cx.storages(),
+        )
     }
 
     /// Component `C` of one of this subtask's own entities (`None` for any
@@ -499,7 +556,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // SAFETY: `id` is one of this subtask's entities, so it holds `C`
         // (the signature) and no other subtask borrows its `C`; this proxy
         // hands out no mutable borrow while `&self` lives.
-        Some(unsafe { C::column(self.view.cx.storages()).get_ptr_unchecked(id).as_ref() })
+        Some(unsafe { C::column(self.view.part.cx.storages()).get_ptr_unchecked(id).as_ref() })
     }
 
     /// Component `C` of one of this subtask's own entities, mutably (`None`
@@ -548,7 +605,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         // SAFETY: `id` is one of this subtask's entities, so it holds `C`
         // and no other subtask or concurrent system borrows its `C`; `&mut
         // self` excludes every other borrow made through this proxy.
-        Some(unsafe { C::column(self.view.cx.storages()).get_ptr_unchecked(id).as_mut() })
+        Some(unsafe { C::column(self.view.part.cx.storages()).get_ptr_unchecked(id).as_mut() })
     }
 
     /// The items of query `Q` for `N` distinct entities of this subtask at
@@ -608,7 +665,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                 return None;
             }
         }
-        let fetch = Q::init(self.view.cx.storages());
+        let fetch = Q::init(self.view.part.cx.storages());
         // SAFETY: every id is one of this subtask's entities, so it holds the
         // signature, which covers `Q` (trait bounds), and no other subtask or
         // concurrent system borrows the components `Q` writes; the ids are
@@ -629,8 +686,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// `examples/particles`' contact solver.)
     #[inline]
     fn owns(&self, id: EntityId) -> Option<()> {
-        let range = &self.view.range;
-        let owned = match &self.view.run {
+        let range = &self.view.part.range;
+        let owned = match &self.view.part.run {
             Some(run) => {
                 // No overflow: `range` lies within `0..run.len()`, so
                 // `first <= run.end`. An id below `first` wraps to at least
@@ -641,7 +698,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                 let first = run.start + range.start as u32;
                 (id.0.wrapping_sub(first) as usize) < range.end - range.start
             }
-            None => self.view.set.position(id).is_some_and(|pos| range.contains(&pos)),
+            None => self.view.part.set.position(id).is_some_and(|pos| range.contains(&pos)),
         };
         owned.then_some(())
     }
@@ -687,9 +744,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// game.step(|p| assert_eq!(p.get::<Health>(hurt).unwrap().0, 4));
     /// ```
     #[inline]
-    pub fn for_each<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+    pub fn for_each<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = move |_: &mut View<'a, Cx, S>, item: Q::Item<'_>| f(item);
+        let f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
         if Q::BLOCKS {
             self.walk::<Q, true>(f);
@@ -738,9 +795,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+    pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, true>(|_, item| f(item));
+        self.walk::<Q, true>(Items(f));
     }
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
@@ -778,9 +835,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+    pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, false>(|_, item| f(item));
+        self.walk::<Q, false>(Items(f));
     }
 }
 
@@ -807,15 +864,12 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 /// of `place`: each is one of the subtask's entities and holds every
 /// component `Q` borrows, and `f` gets each item for one call.
 #[inline(always)]
-unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, F>(
+unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
     view: &mut View<'a, Cx, S>,
     place: &Q::Run,
     len: usize,
-    f: &mut F,
-) -> usize
-where
-    F: FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
-{
+    f: &mut impl Visit<'a, Cx, S, Q>,
+) -> usize {
     // Counted in blocks, and the count of entities computed after the loop:
     // a counter of entities kept in the loop cost the compiler two more
     // additions per block (simple_iter's 1 250 blocks).
@@ -829,7 +883,7 @@ where
         for j in 0..BLOCK {
             // SAFETY: `j < BLOCK`.
             let item = unsafe { Q::block_item(&mut block, j) };
-            f(view, item);
+            f.visit(view, item);
         }
     }
     blocks * BLOCK
@@ -840,36 +894,37 @@ where
 /// `first`: the body of every walk over runs (`Data::walk`'s one run, its
 /// runs under `layout: archetypes`, and its ids one at a time).
 ///
-/// Inlined into each of its callers in an optimised build, so that each
-/// loop is specialised (a run of one folds to a fetch, the one run keeps
-/// `run_start`'s checks). A debug build compiles it once per walk and calls
-/// it: inlined, each walk compiled its column accesses and the call of `f`
-/// three times (the always-inliner runs even at `opt-level = 0`). For the
-/// same reason, what it calls per run or block that is generic over the
-/// column type only (`Place::new` and `offset`, `Staged::new` and `drop`,
-/// the columns' `fetch`) is always inlined in an optimised build only: a
-/// debug build compiles it once per column type, not into every walk of
-/// every system. (`Place::ptr` and `Staged::get`, called per entity, stay
-/// always inlined: as calls they made a debug build's simple_iter system
-/// 6.7% slower (callgrind), for 46 instructions fewer.) For
+/// Always inlined: in an optimised build into each of the walk's three
+/// loops, so that each is specialised (a run of one folds to a fetch, the
+/// one run keeps `run_start`'s checks); in a debug build into the walk's
+/// one loop (`next_run`). Before the debug build's loop was one, it called
+/// this function from its three loops, compiled once per walk (inlined
+/// there, each walk compiled its column accesses and the call of `f` three
+/// times: the always-inliner runs even at `opt-level = 0`). For the same
+/// reason, what it calls per run or block that is generic over the column
+/// type only (`Place::new` and `offset`, `Staged::new` and `drop`, the
+/// columns' `fetch`) is always inlined in an optimised build only: a debug
+/// build compiles it once per column type, not into every walk of every
+/// system. (`Place::ptr` and `Staged::get`, called per entity, stay always
+/// inlined: as calls they made a debug build's simple_iter system 6.7%
+/// slower (callgrind), for 46 instructions fewer.) For
 /// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
-/// after the O0 pipeline went 117 076 → 113 946 instructions with this
-/// change alone (112 107 with the round's others), and rustc's own
-/// instructions building it 6.90 G → 6.73 G (cachegrind).
+/// after the O0 pipeline went 117 076 → 113 946 instructions with the
+/// call in each of three loops (eleventh round), and 101 919 → 98 525 with
+/// the one loop inlining it (thirteenth: COMPILE_COST.md).
 ///
 /// # Safety
 /// `Data::walk`'s guarantees for each id of the run: each is one of the
 /// subtask's entities and holds every component `Q` borrows, `fetch` is
 /// `Q::init` of the context's storages, and `f` gets each item for one
 /// call.
-#[cfg_attr(debug_assertions, inline)]
-#[cfg_attr(not(debug_assertions), inline(always))]
+#[inline(always)]
 unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
     view: &mut View<'a, Cx, S>,
     fetch: Q::Fetch,
     first: u32,
     len: usize,
-    f: &mut impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
+    f: &mut impl Visit<'a, Cx, S, Q>,
 ) {
     // SAFETY: `first` is one of the subtask's entities (caller).
     let place = unsafe { Q::run(fetch, EntityId(first)) };
@@ -879,7 +934,7 @@ unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const 
     // walk one entity at a time generates no block code.)
     let done = if BLOCKS {
         // SAFETY: the caller's guarantees, for the ids `first..first + len`.
-        unsafe { walk_blocks::<Cx, S, Q, _>(view, &place, len, f) }
+        unsafe { walk_blocks::<Cx, S, Q>(view, &place, len, f) }
     } else {
         0
     };
@@ -894,7 +949,7 @@ unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const 
         // SAFETY: `first + k` is in the run, and the ids before it are the
         // subtask's too (caller).
         let item = unsafe { Q::run_item(&place, k) };
-        call(f, view, item);
+        f.visit(view, item);
     }
 }
 
@@ -925,11 +980,41 @@ fn run_len(ids: &[EntityId]) -> usize {
     lo
 }
 
+/// The next run of a linear walk's ids in a debug build: the first id and
+/// the length of the run of consecutive ids that `ids[done..]` starts with
+/// (`ids` being `all[start..end]`, the subtask's part of `set`, whose ids
+/// `all` are), or a length of 0 when `done` is `ids.len()`. The whole of `ids` when they are one run;
+/// under `layout: archetypes` (`runs`), each run `run_len` finds; otherwise
+/// one id at a time. What `Data::walk` does in three loops in an optimised
+/// build, where each loop is specialised; in a debug build, which
+/// specialises nothing, each walk compiled the three loops and three calls
+/// of `walk_run`, which this function's one loop replaces. Not generic,
+/// and out of line: compiled once, in `ecs-core`.
+#[cfg(debug_assertions)]
+#[inline(never)]
+fn next_run(set: &SparseSet, all: &[EntityId], start: usize, end: usize, runs: bool, done: usize) -> (u32, usize) {
+    let rest = &all[start..end][done..];
+    if rest.is_empty() {
+        return (0, 0);
+    }
+    if let Some(first) = run_from(set, start) {
+        // One run: `ids[done]` is `first + done`.
+        (first + done as u32, rest.len())
+    } else if runs && set.is_ascending() {
+        (rest[0].0, run_len(rest))
+    } else {
+        (rest[0].0, 1)
+    }
+}
+
 /// The ids of `set`, the range of them that subtask `subtask` of
 /// `subtasks` walks, and the ids as a range when they are one run. The one
-/// subtask of an unsplit run (the whole set) is inlined; a part is
-/// [`part`], compiled once rather than once per system.
-#[inline(always)]
+/// subtask of an unsplit run (the whole set) is inlined in an optimised
+/// build, so that the constant subtask 0 of 1 folds into the walk; a part
+/// is [`part`], compiled once rather than once per system. A debug build,
+/// which folds nothing, calls it: compiled once, not into every system's
+/// run.
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn span(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range<usize>, Option<Range<u32>>) {
     if subtasks == 1 {
         let all = set.as_slice();
@@ -951,11 +1036,40 @@ fn part(set: &SparseSet, subtask: usize, subtasks: usize) -> (&[EntityId], Range
     (all, range, run)
 }
 
-/// Calls `f`: the one place a walk calls it from, always inlined into each
-/// of the walk's loops, so that the compiler puts `f` inside each of them.
-#[inline(always)]
-fn call<V, I>(f: &mut impl FnMut(&mut V, I), view: &mut V, item: I) {
-    f(view, item)
+/// What a walk calls for each item: a closure of the view and the item
+/// (`for_entities`), or of the item alone ([`Items`], `for_each`).
+/// `visit` is the one place a walk calls the closure from, always inlined
+/// into each of the walk's loops, so that the compiler puts the closure
+/// inside each of them.
+pub(super) trait Visit<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>> {
+    /// Calls the closure with `view` and `item`.
+    fn visit(&mut self, view: &mut View<'a, Cx, S>, item: Q::Item<'_>);
+}
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, F> Visit<'a, Cx, S, Q> for F
+where
+    F: FnMut(&mut View<'a, Cx, S>, Q::Item<'_>),
+{
+    #[inline(always)]
+    fn visit(&mut self, view: &mut View<'a, Cx, S>, item: Q::Item<'_>) {
+        self(view, item)
+    }
+}
+
+/// A closure of the item alone, as `for_each` takes it. A type rather than
+/// a closure ignoring the view: such a closure was one more function per
+/// walk in a debug build (`Data::for_each::{{closure}}`, between the walk
+/// and the user's closure), where `visit`, always inlined, is none.
+pub(super) struct Items<F>(pub(super) F);
+
+impl<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, F> Visit<'a, Cx, S, Q> for Items<F>
+where
+    F: FnMut(Q::Item<'_>),
+{
+    #[inline(always)]
+    fn visit(&mut self, _: &mut View<'a, Cx, S>, item: Q::Item<'_>) {
+        (self.0)(item)
+    }
 }
 
 /// The id at place `start` of `set` when its ids are one run. Always
@@ -1039,7 +1153,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn entities(&self) -> &'a [EntityId] {
-        &self.all[self.range.clone()]
+        &self.part.all[self.part.range.clone()]
     }
 
     /// Every entity of the system, all subtasks together.
@@ -1069,7 +1183,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn all_entities(&self) -> &'a [EntityId] {
-        self.all
+        self.part.all
     }
 
     /// The entities of the other subtasks: those before this subtask's slice
@@ -1100,8 +1214,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn other_entities(&self) -> impl Iterator<Item = EntityId> + 'a {
-        let all = self.all;
-        all[..self.range.start].iter().chain(&all[self.range.end..]).copied()
+        let all = self.part.all;
+        all[..self.part.range.start]
+            .iter()
+            .chain(&all[self.part.range.end..])
+            .copied()
     }
 
     /// Number of entities of this subtask.
@@ -1131,7 +1248,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn entity_count(&self) -> usize {
-        self.range.len()
+        self.part.range.len()
     }
 
     /// Number of entities of the system.
@@ -1161,7 +1278,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn all_entity_count(&self) -> usize {
-        self.all.len()
+        self.part.all.len()
     }
 
     /// Number of entities of the other subtasks.
@@ -1191,7 +1308,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn other_entity_count(&self) -> usize {
-        self.all.len() - self.range.len()
+        self.part.all.len() - self.part.range.len()
     }
 
     /// This subtask's index, from 0.
@@ -1221,7 +1338,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn subtask_index(&self) -> usize {
-        self.subtask
+        self.part.subtask
     }
 
     /// Number of subtasks the system runs as this time.
@@ -1251,7 +1368,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn subtask_count(&self) -> usize {
-        self.subtasks
+        self.part.subtasks
     }
 
     /// Calls `f` with the item of the read-only query `Q` for every entity of
@@ -1294,7 +1411,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// });
     /// ```
     pub fn for_all_entities<Q: SharedQuery<Cx, S>>(&self, f: impl FnMut(Q::Item<'_>)) {
-        self.shared_query::<Q>(self.all.iter().copied(), f)
+        self.shared_query::<Q>(self.part.all.iter().copied(), f)
     }
 
     /// Calls `f` with the item of the read-only query `Q` for every entity of
@@ -1337,7 +1454,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
 
     #[inline]
     fn shared_query<Q: SharedQuery<Cx, S>>(&self, ids: impl Iterator<Item = EntityId>, mut f: impl FnMut(Q::Item<'_>)) {
-        let fetch = Q::init(self.cx.storages());
+        let fetch = Q::init(self.part.cx.storages());
         for id in ids {
             // SAFETY: `id` is an entity of the system, holding its signature;
             // `Q` borrows only components the system does not write
@@ -1396,7 +1513,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // may name (its trait bounds); `Q` only reads components the system
         // does not write (`SharedQuery`), which no concurrent system writes
         // either; the storages stay shared-borrowed for `'a`.
-        Some(unsafe { Q::fetch(Q::init(self.cx.storages()), id) })
+        Some(unsafe { Q::fetch(Q::init(self.part.cx.storages()), id) })
     }
 
     /// The system's entities, to test membership: their ids as one run
@@ -1404,7 +1521,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// their set; and the context, borrowed for `'a`.
     #[inline]
     pub(crate) fn members(&self) -> (Option<Range<u32>>, &'a SparseSet, &'a Context<Cx>) {
-        (self.run.clone(), self.set, self.cx)
+        (self.part.run.clone(), self.part.set, self.part.cx)
     }
 
     /// The place of `id` among the system's entities (in
@@ -1412,9 +1529,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// when they are one run, the set's lookup otherwise.
     #[inline]
     fn position(&self, id: EntityId) -> Option<usize> {
-        match &self.run {
+        match &self.part.run {
             Some(run) => run.contains(&id.0).then(|| (id.0 - run.start) as usize),
-            None => self.set.position(id),
+            None => self.part.set.position(id),
         }
     }
 
@@ -1467,7 +1584,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // The entity's bits decide, as everywhere: a value no entity claims
         // (left by a spawn whose storage panicked) is not the id's.
         self.holds::<C>(id)
-            .then(|| C::column(self.cx.storages()).get(id))
+            .then(|| C::column(self.part.cx.storages()).get(id))
             .flatten()
     }
 
@@ -1517,7 +1634,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// entity holds).
     #[inline]
     fn holds<C: Component<Cx>>(&self, id: EntityId) -> bool {
-        let bits = self.cx.entities().all_bits().get(id.index());
+        let bits = self.part.cx.entities().all_bits().get(id.index());
         bits.is_some_and(|b| b.contains(C::INDEX))
     }
 
@@ -1560,7 +1677,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn handle(&self, id: EntityId) -> Option<Entity> {
-        self.cx.entities().handle(id)
+        self.part.cx.entities().handle(id)
     }
 
     /// Whether the handle's entity is alive.
@@ -1602,7 +1719,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn is_alive(&self, e: Entity) -> bool {
-        self.cx.entities().is_alive(e)
+        self.part.cx.entities().is_alive(e)
     }
 
     /// This subtask's output.
@@ -1687,7 +1804,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn kill(&mut self, id: EntityId) {
-        self.pending.kills.push(id);
+        self.part.pending.kills.push(id);
     }
 
     /// Queues `f` to run at the next refresh, with a [`Defer`] proxy that can
@@ -1738,7 +1855,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// assert_eq!(dish.len(), 3);
     /// ```
     pub fn defer(&mut self, f: impl for<'d> FnOnce(&mut Defer<'d, Cx>) + Send + 'static) {
-        self.pending.deferred.push(f);
+        self.part.pending.deferred.push(f);
     }
 
     /// Resource `R`, which this system reads or writes.
@@ -1782,7 +1899,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // view is this one, borrowed mutably for as long as it lives: not
         // while this `&self` borrow does. Outside systems, `R` is written
         // only with `&mut` to the context, which a running system excludes.
-        unsafe { R::cell(self.cx.resources()).get_unchecked() }
+        unsafe { R::cell(self.part.cx.resources()).get_unchecked() }
     }
 
     /// Resource `R`, which this system writes, mutably.
@@ -1826,11 +1943,11 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         S: CanWriteResource<Cx, R>,
     {
         assert!(
-            self.subtasks == 1,
+            self.part.subtasks == 1,
             "system `{}` writes resource `{}` but runs in {} subtasks",
             Cx::SYSTEMS[S::INDEX].name,
             R::NAME,
-            self.subtasks
+            self.part.subtasks
         );
         // SAFETY: no system that may run beside `S` reads or writes `R`
         // (`CanWriteResource`'s contract); this run of `S` has one subtask
@@ -1838,7 +1955,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // holds it mutably, so no `&R` from `resource` exists meanwhile.
         // Outside systems, `R` is reached only with `&mut` to the context,
         // which a running system excludes.
-        unsafe { R::cell(self.cx.resources()).get_mut_unchecked() }
+        unsafe { R::cell(self.part.cx.resources()).get_mut_unchecked() }
     }
 
     /// The state of system `T`, an ancestor of this one.
@@ -1897,7 +2014,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // it: `process` is generic over `'a` and every place it could store
         // a reference outliving the call (state, outputs, deferred functions)
         // is `'static` (`SystemCell`'s documentation).
-        unsafe { T::slot(self.cx.systems()).cell.read().0 }
+        unsafe { T::slot(self.part.cx.systems()).cell.read().0 }
     }
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
@@ -1951,6 +2068,65 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         S: DependsOn<Cx, T>,
     {
         // SAFETY: as in `system`: `T`'s run finished before this one began.
-        unsafe { T::slot(self.cx.systems()).cell.read().1 }
+        unsafe { T::slot(self.part.cx.systems()).cell.read().1 }
+    }
+}
+
+// `next_run` exists in a debug build only (an optimised build walks the
+// ids in three specialised loops, which the tests reach in release:
+// `.ci/run` runs the walks' tests with `--release`).
+#[cfg(all(test, debug_assertions))]
+mod tests {
+    use super::next_run;
+    use crate::handle::EntityId;
+    use crate::sparse_set::SparseSet;
+
+    /// The runs `Data::walk` walks in a debug build, for the subtask's part
+    /// `start..end` of `set`.
+    fn runs(set: &SparseSet, start: usize, end: usize, runs: bool) -> Vec<(u32, usize)> {
+        let mut walked = Vec::new();
+        let mut done = 0;
+        loop {
+            let (first, len) = next_run(set, set.as_slice(), start, end, runs, done);
+            if len == 0 {
+                return walked;
+            }
+            walked.push((first, len));
+            done += len;
+        }
+    }
+
+    #[test]
+    fn one_run_is_walked_whole() {
+        let mut set = SparseSet::new();
+        set.insert_run(10..20);
+        assert_eq!(runs(&set, 0, 10, false), [(10, 10)]);
+        // A subtask's part of the run, with or without `layout: archetypes`.
+        assert_eq!(runs(&set, 3, 7, true), [(13, 4)]);
+        assert_eq!(runs(&set, 3, 7, false), [(13, 4)]);
+        assert!(runs(&set, 5, 5, false).is_empty());
+        assert!(runs(&SparseSet::new(), 0, 0, true).is_empty());
+    }
+
+    #[test]
+    fn ascending_ids_are_walked_run_by_run_under_archetypes_and_one_by_one_otherwise() {
+        let mut set = SparseSet::new();
+        for id in [2, 3, 4, 8, 9, 20] {
+            set.insert(EntityId(id));
+        }
+        assert!(set.is_ascending() && set.run_start().is_none());
+        assert_eq!(runs(&set, 0, 6, true), [(2, 3), (8, 2), (20, 1)]);
+        assert_eq!(runs(&set, 1, 5, true), [(3, 2), (8, 2)]);
+        assert_eq!(runs(&set, 0, 6, false), [2, 3, 4, 8, 9, 20].map(|id| (id, 1)));
+    }
+
+    #[test]
+    fn ids_out_of_order_are_walked_one_by_one() {
+        let mut set = SparseSet::new();
+        for id in [5, 6, 1] {
+            set.insert(EntityId(id));
+        }
+        assert!(!set.is_ascending());
+        assert_eq!(runs(&set, 0, 3, true), [(5, 1), (6, 1), (1, 1)]);
     }
 }

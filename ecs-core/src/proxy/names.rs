@@ -190,8 +190,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn named(&self, name: &str) -> Option<EntityId> {
-        let e = self.cx.names.as_ref()?.get(name)?;
-        self.cx.entities().id_of(e)
+        let e = self.part.cx.names.as_ref()?.get(name)?;
+        self.part.cx.entities().id_of(e)
     }
 
     /// The name of the live entity with id `id`, if it holds one.
@@ -227,7 +227,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn name_of(&self, id: EntityId) -> Option<&'a str> {
-        let cx = self.cx;
+        let cx = self.part.cx;
         let e = cx.entities().handle(id)?;
         cx.names.as_ref()?.name_of(e.slot)
     }
