@@ -275,9 +275,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 P::new::<false>(self, set, 0, 1, output, &mut *guard.0)
             });
             core::mem::forget(guard);
-            if !pending.is_empty() {
-                self.hand_over(S::INDEX, core::slice::from_mut(pending));
-            }
+            self.hand_over_one(S::INDEX, pending);
         }
         after(state, outputs);
     }
@@ -354,6 +352,16 @@ impl<Cx: ContextDecl> Context<Cx> {
             self.hand_over(index, scratch.0);
         }
         core::mem::forget(scratch);
+    }
+
+    /// Hands what the one subtask of a run recorded in `pending` (if
+    /// anything) to system `index`'s slot: inlined in an optimised build, a
+    /// call in a debug build (one copy per context, not one per system).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn hand_over_one(&self, index: usize, pending: &mut Pending<Cx>) {
+        if !pending.is_empty() {
+            self.hand_over(index, core::slice::from_mut(pending));
+        }
     }
 
     /// Hands the kills and deferred functions the subtasks recorded in

@@ -415,28 +415,20 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
             {
                 let mut done = 0;
                 loop {
-                    let (first, len) = next_run(
-                        view.part.set,
-                        view.part.all,
-                        view.part.range.start,
-                        view.part.range.end,
-                        Self::RUNS,
-                        done,
-                    );
+                    let (first, len) = view.part.next_run(Self::RUNS, &mut done);
                     if len == 0 {
                         break;
                     }
-                    // SAFETY: the ids `first..first + len` are `ids[done..done +
-                    // len]` (`next_run`), all the subtask's; see above.
+                    // SAFETY: the ids `first..first + len` are the next
+                    // `len` of the subtask's ids (`next_run`); see above.
                     unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, first, len, &mut f) };
-                    done += len;
                 }
             }
             // An optimised build, one loop per way the ids lie, each
             // specialised (`walk_run` inlined into each).
             #[cfg(not(debug_assertions))]
             {
-                let ids = &view.part.all[view.part.range.clone()];
+                let ids = view.part.ids();
                 // The common case of entities created together: ids are one
                 // ascending run, walked as one (one address per column for
                 // the whole walk, not one per block or entity), and the loop
@@ -482,12 +474,16 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         }
         // Any other query, one id at a time (`f` called from one site, so
         // that the compiler inlines it).
-        let ids = &view.part.all[view.part.range.clone()];
-        for k in 0..ids.len() {
+        let ids = view.part.ids();
+        // A `while` rather than `for k in 0..ids.len()`: in a debug build
+        // the range's `into_iter` and `next` were two calls in every walk.
+        let mut k = 0;
+        while k < ids.len() {
             // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
             // ids; see above.
             let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
             f.visit(view, item);
+            k += 1;
         }
     }
 
@@ -496,7 +492,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline(always)]
     pub(super) fn subtask_ids(&self) -> (&'a [EntityId], bool, &'a Cx::Storages) {
         let view = &self.view;
-        let ids = &view.part.all[view.part.range.clone()];
+        let ids = view.part.ids();
         (
             ids,
             run_from(view.part.set, view.part.range.start).is_some(),
@@ -945,11 +941,16 @@ unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const 
     // way per entity was not unswitched when `f` was large, and kept the
     // test's flag, the columns' places and its counter on the stack
     // (particles' spatial partition: 6 loads from the stack per entity).
-    for k in done..len {
+    // A `while`, not `for k in done..len`: in a debug build the range's
+    // `into_iter` and `next` were two calls in every walk (the same
+    // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
+    let mut k = done;
+    while k < len {
         // SAFETY: `first + k` is in the run, and the ids before it are the
         // subtask's too (caller).
         let item = unsafe { Q::run_item(&place, k) };
         f.visit(view, item);
+        k += 1;
     }
 }
 
@@ -980,18 +981,39 @@ fn run_len(ids: &[EntityId]) -> usize {
     lo
 }
 
+impl<'a, Cx: ContextDecl> Part<'a, Cx> {
+    /// The subtask's ids. Inlined in an optimised build; a call in a debug
+    /// build (one copy per context rather than the slicing and its checks
+    /// in every walk).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn ids(&self) -> &'a [EntityId] {
+        &self.all[self.range.clone()]
+    }
+
+    /// [`next_run`] over this part, from the `done`-th id on, counting the
+    /// run into `done`: one copy per context, where each walk passed the
+    /// part's fields and added to its count itself (about 14 instructions
+    /// per walk in a debug build).
+    #[cfg(debug_assertions)]
+    #[inline(never)]
+    fn next_run(&self, runs: bool, done: &mut usize) -> (u32, usize) {
+        let (first, len) = next_run(self.set, self.all, self.range.start, self.range.end, runs, *done);
+        *done += len;
+        (first, len)
+    }
+}
+
 /// The next run of a linear walk's ids in a debug build: the first id and
 /// the length of the run of consecutive ids that `ids[done..]` starts with
 /// (`ids` being `all[start..end]`, the subtask's part of `set`, whose ids
-/// `all` are), or a length of 0 when `done` is `ids.len()`. The whole of `ids` when they are one run;
-/// under `layout: archetypes` (`runs`), each run `run_len` finds; otherwise
-/// one id at a time. What `Data::walk` does in three loops in an optimised
+/// `all` are), or a length of 0 when `done` is `ids.len()`. The whole of
+/// `ids` when they are one run; under `layout: archetypes` (`runs`), each
+/// run `run_len` finds; otherwise one id at a time. What `Data::walk` does in three loops in an optimised
 /// build, where each loop is specialised; in a debug build, which
 /// specialises nothing, each walk compiled the three loops and three calls
 /// of `walk_run`, which this function's one loop replaces. Not generic,
 /// and out of line: compiled once, in `ecs-core`.
 #[cfg(debug_assertions)]
-#[inline(never)]
 fn next_run(set: &SparseSet, all: &[EntityId], start: usize, end: usize, runs: bool, done: usize) -> (u32, usize) {
     let rest = &all[start..end][done..];
     if rest.is_empty() {
@@ -1153,7 +1175,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
     /// ```
     #[inline]
     pub fn entities(&self) -> &'a [EntityId] {
-        &self.part.all[self.part.range.clone()]
+        self.part.ids()
     }
 
     /// Every entity of the system, all subtasks together.
