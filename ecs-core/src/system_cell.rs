@@ -40,6 +40,11 @@ unsafe impl<S: Send + Sync, O: Send + Sync, P: Send> Sync for SystemCell<S, O, P
 
 impl<S, O, P> SystemCell<S, O, P> {
     /// A cell holding `state` and no outputs.
+    // Inlined (into `SystemSlot::new`, and that into the context's
+    // `new_systems`) in a debug build: one function fewer per system
+    // there (32 at 64/32), for 96 debug instructions fewer. An optimised
+    // build inlines it when it pays: always inlining it there made the
+    // release IR bigger (COMPILE_COST.md, twelfth round, part 2).
     #[cfg_attr(debug_assertions, inline(always))]
     pub(crate) fn new(state: S) -> Self {
         Self {
@@ -65,6 +70,8 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// exists or is made: the caller is the system's run, which the
     /// scheduler never overlaps with another run of the same system or with
     /// a descendant's run (see the type's documentation).
+    // Always inlined: its one caller is `run_with`, and as a call it was one
+    // more function per system in a debug build.
     #[inline(always)]
     #[expect(
         clippy::mut_from_ref,
