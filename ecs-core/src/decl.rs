@@ -486,9 +486,10 @@ pub fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked
 /// generated code asks nothing of `C`'s column beyond `Component`.
 #[inline(always)]
 pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
-    // Dropped at the end of the statement: `drop(...)` would be one more
-    // function per component type in a debug build (`mem::drop::<Option<C>>`).
-    let _ = C::column_mut(storages).remove(id);
+    // `discard`, not `remove`: the built-in storages drop through their
+    // untyped cores, so that this arm compiles no function per component
+    // type (`remove` was one per component, for this dispatch alone).
+    C::column_mut(storages).discard(id);
 }
 
 /// Exchanges the values of component `C` of `a` and `b`: the arm of
