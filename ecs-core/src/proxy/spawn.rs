@@ -7,6 +7,7 @@ use crate::error::ContextFull;
 use crate::handle::{Entity, EntityId};
 use crate::proxy::Defer;
 use crate::storage::drops::{drop_each, DropRun, Drops};
+use crate::storage::packed::Packed;
 use crate::storage::Column;
 use core::iter::FusedIterator;
 use core::ops::Range;
@@ -770,8 +771,13 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 // A loop of pushes, not `collect`: `collect` compiles its
                 // specialisations (`from_iter`, `extend_trusted`) for each
                 // iterator type, though iterators of known length, most
-                // batches, never come here.
-                let mut collected = Vec::with_capacity(bundles.size_hint().0);
+                // batches, never come here. Into the storages' untyped
+                // array, not a `Vec`, whose `push`, growth and drop were
+                // compiled per bundle type (a debug build's `push_mut`,
+                // `grow_one` and drop glue, about 100 IR instructions each).
+                // A panic of the iterator drops the array and the bundles
+                // in it.
+                let mut collected = Packed::with_capacity(bundles.size_hint().0);
                 for bundle in bundles {
                     collected.push(bundle);
                 }
@@ -791,19 +797,18 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// context; this shell and `store_at` are all that is per bundle type
     /// (at 64 components / 32 systems, a debug build compiled 228 IR
     /// instructions of this function per bundle type).
-    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Vec<B>) -> Result<Spawned, ContextFull> {
+    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Packed<B>) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let ids = self.batch_ids(bundles.len())?;
         // `batch_ids` checked the room for every bundle: `ids` is as long
         // as `bundles`.
         let n = ids.len();
         debug_assert_eq!(n, bundles.len());
-        let first = bundles.as_mut_ptr().cast::<u8>();
-        // SAFETY: 0 is within the capacity; the `n` values stay where they
-        // are, given up to `store_collected` (moved out one by one, or
-        // dropped by its guard). The vector keeps its buffer, freed when
-        // it drops, after the call.
-        unsafe { bundles.set_len(0) };
+        let first = bundles.base().as_ptr().cast::<u8>();
+        // The `n` values stay where they are, given up to `store_collected`
+        // (moved out one by one, or dropped by its guard). The array keeps
+        // its buffer, freed when it drops, after the call.
+        bundles.forget_all();
         // SAFETY: `first` holds `n` initialised `B`s given up above, of
         // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a `B`,
         // whose drop function is `Drops::<B>::RUN`; `ids` came from

@@ -27,7 +27,7 @@ pub(crate) mod drops;
 mod grouped;
 mod hash_map;
 mod many;
-mod packed;
+pub(crate) mod packed;
 mod presence;
 mod slots;
 mod sparse_set;

@@ -21,7 +21,7 @@ use core::ptr::NonNull;
 ///
 /// Invariants: those of `raw`, whose slots have `T`'s layout and whose
 /// drop function drops a `T` (`None` when `T` needs no drop).
-pub(super) struct Packed<T> {
+pub(crate) struct Packed<T> {
     raw: RawPacked,
     /// The array owns `T`s, and is invariant in `T` as the `UnsafeCell`s
     /// it stands for (values written through a shared borrow) would make
@@ -177,8 +177,10 @@ impl Drop for RawPacked {
 
 impl<T> Packed<T> {
     /// An empty array with room for `cap` values.
-    #[inline]
-    pub(super) fn with_capacity(cap: usize) -> Self {
+    // Always inlined, as `base`: one-call shells, which a debug build
+    // compiled as one more function each per component and bundle type.
+    #[inline(always)]
+    pub(crate) fn with_capacity(cap: usize) -> Self {
         Self {
             raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::RUN, cap),
             _values: PhantomData,
@@ -187,15 +189,15 @@ impl<T> Packed<T> {
 
     /// How many values the array holds.
     #[inline]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.raw.len
     }
 
     /// The first value: value `p < len` is at `base().add(p)`. A raw
     /// pointer to the buffer, not derived from a borrow of the array:
     /// writing through it under `&self` is allowed.
-    #[inline]
-    pub(super) fn base(&self) -> NonNull<T> {
+    #[inline(always)]
+    pub(crate) fn base(&self) -> NonNull<T> {
         self.raw.slots.base().cast::<T>()
     }
 
@@ -254,7 +256,7 @@ impl<T> Packed<T> {
 
     /// Appends `value`, at index `len()`.
     #[inline(always)]
-    pub(super) fn push(&mut self, value: T) {
+    pub(crate) fn push(&mut self, value: T) {
         let slot = self.raw.next_slot(size_of::<T>());
         // SAFETY: slot `len`, in the buffer (`next_slot` made room),
         // aligned for `T` (slot `len` of `T`'s layout), and holding no value
@@ -290,6 +292,15 @@ impl<T> Packed<T> {
     pub(super) unsafe fn discard(&mut self, p: usize) {
         // SAFETY: `p < len` (the caller's contract); the slots hold `T`s.
         unsafe { self.raw.discard(p, size_of::<T>()) };
+    }
+
+    /// Gives up every value without dropping it, keeping the memory: the
+    /// caller owns the `len()` values from `base()` from now on (moves them
+    /// out or drops them), as `Defer::spawn_collected` does with the
+    /// bundles it collected here.
+    #[inline]
+    pub(crate) fn forget_all(&mut self) {
+        self.raw.len = 0;
     }
 
     /// Drops every value, keeping the memory (see [`RawPacked::clear`]).
