@@ -389,9 +389,15 @@ pub unsafe trait Column: Send + Sync {
     /// # Safety
     /// `id` must have a value (`contains(id)`).
     #[inline]
+    #[allow(
+        clippy::redundant_pattern_matching,
+        reason = "`is_some` is a function per type in a debug build"
+    )]
     unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<Self::Item> {
         let ptr = self.get_ptr(id);
-        debug_assert!(ptr.is_some(), "get_ptr_unchecked on an id without a value");
+        // `matches!`, not `is_some`: one more function per item type in a
+        // debug build.
+        debug_assert!(matches!(ptr, Some(_)), "get_ptr_unchecked on an id without a value");
         // SAFETY: the caller guarantees `id` has a value, so `get_ptr` is `Some`.
         unsafe { ptr.unwrap_unchecked() }
     }
