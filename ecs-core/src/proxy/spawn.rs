@@ -592,36 +592,42 @@ macro_rules! bundle {
                 // three functions per call site of `spawn_batch` (1 400
                 // instructions of a debug build's IR at 64 components / 32
                 // systems), for a bound check that costs nothing there.
-                #[cfg(not(debug_assertions))]
-                let mut pairs = (0..ids.len()).zip(bundles);
-                #[cfg(debug_assertions)]
-                let mut bundles = bundles;
-                loop {
+                // In a block: the iterator is dropped at its end, while the
+                // guards are still armed (a panicking `drop` of the bundles
+                // a lying iterator kept leaves nothing behind, as any panic
+                // of the iterator), as the `for` loop over `zip` dropped it.
+                {
                     #[cfg(not(debug_assertions))]
-                    let Some((k, bundle)) = pairs.next() else { break };
-                    // The count of bundles stored is the offset of the
-                    // next; the bound first, as `zip` does: no bundle is
-                    // asked for past `ids.len()`.
+                    let mut pairs = (0..ids.len()).zip(bundles);
                     #[cfg(debug_assertions)]
-                    let k = written.stored;
-                    #[cfg(debug_assertions)]
-                    let Some(bundle) = (if k < ids.len() { bundles.next() } else { None }) else {
-                        break;
-                    };
-                    let id = ids.start + k;
-                    unstore.ids.end = id + 1;
-                    $(
-                        match written.slots.$i {
-                            // SAFETY: `prepare_fill(ids)` returned this pointer and
-                            // only other columns were touched since (distinct
-                            // components; `unstore` has removed nothing, and removes
-                            // nothing of a slot not yet filled); `k < ids.len()`, so
-                            // the slot is that of an id of `ids`.
-                            Some(first) => unsafe { first.add(k).write(bundle.$i) },
-                            None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
-                        }
-                    )+
-                    written.stored = k + 1;
+                    let mut bundles = bundles;
+                    loop {
+                        #[cfg(not(debug_assertions))]
+                        let Some((k, bundle)) = pairs.next() else { break };
+                        // The count of bundles stored is the offset of the
+                        // next; the bound first, as `zip` does: no bundle is
+                        // asked for past `ids.len()`.
+                        #[cfg(debug_assertions)]
+                        let k = written.stored;
+                        #[cfg(debug_assertions)]
+                        let Some(bundle) = (if k < ids.len() { bundles.next() } else { None }) else {
+                            break;
+                        };
+                        let id = ids.start + k;
+                        unstore.ids.end = id + 1;
+                        $(
+                            match written.slots.$i {
+                                // SAFETY: `prepare_fill(ids)` returned this pointer and
+                                // only other columns were touched since (distinct
+                                // components; `unstore` has removed nothing, and removes
+                                // nothing of a slot not yet filled); `k < ids.len()`, so
+                                // the slot is that of an id of `ids`.
+                                Some(first) => unsafe { first.add(k).write(bundle.$i) },
+                                None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
+                            }
+                        )+
+                        written.stored = k + 1;
+                    }
                 }
                 let stored = written.stored;
                 unstore.disarm();
