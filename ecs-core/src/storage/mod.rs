@@ -424,6 +424,9 @@ pub trait Storage: Column + Sized {
     /// An empty storage. With [`EntityLimit::Fixed`], allocate for the limit
     /// here: a fixed context promises that storage never reallocates.
     ///
+    /// A context makes its storages where nothing can unwind: a panic here,
+    /// when a context is made, aborts the process.
+    ///
     /// See [the trait's example](Storage), which calls it, and [`Column`]'s, which implements it.
     fn new(limit: EntityLimit) -> Self;
 }
