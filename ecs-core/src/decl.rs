@@ -392,7 +392,9 @@ unsafe impl<S> Sync for Checked<S> {}
 
 impl<S> Checked<S> {
     /// Wraps a storage that is `Send` and `Sync`.
-    #[inline]
+    // Always inlined: a function per storage type in a debug build
+    // otherwise, for a move.
+    #[inline(always)]
     pub fn new(storage: S) -> Self
     where
         S: Send + Sync,

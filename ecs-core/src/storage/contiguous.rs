@@ -208,7 +208,7 @@ impl<T> Contiguous<T> {
     /// ```
     pub fn with_capacity(ids: usize) -> Self {
         Self {
-            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, ids),
+            cells: Cells::new(const { Layout::new::<T>() }, Drops::<T>::PRESENT, ids),
             _values: PhantomData,
         }
     }
@@ -224,7 +224,9 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
         // `with_capacity`'s body, not a call of it: one function fewer
         // compiled per component type.
         Self {
-            cells: Cells::new(Layout::new::<T>(), Drops::<T>::PRESENT, limit.initial_capacity()),
+            // The layout a constant, not a call: `Layout::new` is a
+            // function per component type in a debug build.
+            cells: Cells::new(const { Layout::new::<T>() }, Drops::<T>::PRESENT, limit.initial_capacity()),
             _values: PhantomData,
         }
     }

@@ -182,7 +182,8 @@ impl<T> Packed<T> {
     #[inline(always)]
     pub(crate) fn with_capacity(cap: usize) -> Self {
         Self {
-            raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::RUN, cap),
+            // A constant, as in `Contiguous::new`.
+            raw: RawPacked::new(const { Layout::new::<T>() }, Drops::<T>::RUN, cap),
             _values: PhantomData,
         }
     }
