@@ -282,6 +282,8 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         }
     }
 
+    // Always inlined: a call of the untyped core.
+    #[inline(always)]
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<T>> {
         Some(self.cells.prepare_fill(ids, size_of::<T>()).cast::<T>())
     }

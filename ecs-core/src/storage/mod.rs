@@ -230,7 +230,9 @@ pub unsafe trait Column: Send + Sync {
     /// implement `fill`.
     ///
     /// Provided; see [the trait's example](Column), which keeps this default.
-    #[inline]
+    // Always inlined: one function per component type in a debug build
+    // otherwise, for a `None`.
+    #[inline(always)]
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<Self::Item>> {
         let _ = ids;
         None
