@@ -226,7 +226,11 @@ impl<T: ComponentBounds> Storage for Contiguous<T> {
         Self {
             // The layout a constant, not a call: `Layout::new` is a
             // function per component type in a debug build.
-            cells: Cells::new(const { Layout::new::<T>() }, Drops::<T>::PRESENT, limit.initial_capacity()),
+            cells: Cells::new(
+                const { Layout::new::<T>() },
+                Drops::<T>::PRESENT,
+                limit.initial_capacity(),
+            ),
             _values: PhantomData,
         }
     }
