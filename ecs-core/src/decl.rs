@@ -423,9 +423,10 @@ impl<S> Checked<S> {
 /// impl already checked it (a component that is not thread-safe fails there,
 /// once, as [`ComponentBounds`](crate::ComponentBounds)).
 ///
-/// Not inlined (in an optimised build): the storages struct's constructor is then one call per
-/// storage, not every storage's constructor in one function, which LLVM
-/// optimised in time growing faster than the declaration.
+/// Not inlined in an optimised build: the storages struct's constructor
+/// is then one call per storage, not every storage's constructor in one
+/// function, which LLVM optimised in time growing faster than the
+/// declaration.
 ///
 /// `extern "C"`, so that it cannot unwind: a panic in a storage's `new` (a
 /// custom storage's, or a built-in one asked for a buffer larger than
