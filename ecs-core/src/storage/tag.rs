@@ -1,6 +1,6 @@
 //! `tag`: components without data, that only mark entities.
 
-use super::drops::{drop_each, DropPresent, Drops};
+use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
@@ -34,42 +34,12 @@ use core::ptr::NonNull;
 /// assert!(!column.contains(id));
 /// ```
 pub struct Tag<T> {
-    bits: Bits,
+    present: Presence,
     _values: PhantomData<T>,
 }
 
-/// The untyped part of a [`Tag`]: its presence bits and how to drop the
-/// values they mark, so that dropping a tag column is not compiled per tag
-/// type (its `Drop` was a function per type in a debug build, with drop
-/// glue around it: about 40 IR instructions per tag type).
-///
-/// Invariants: `drop`, when `Some`, is the `DropPresent` of the tag type,
-/// and is `Some` whenever its values need dropping; `base` is an aligned,
-/// non-null pointer for that type (a zero-sized type: every value is
-/// there).
-struct Bits {
-    present: Presence,
-    drop: Option<DropPresent>,
-    base: NonNull<u8>,
-}
-
-impl Drop for Bits {
-    fn drop(&mut self) {
-        if let Some(drop) = self.drop {
-            // Every value, even after a panicking `drop`.
-            // SAFETY: every slot is `base` (zero-sized values, slot `i` at
-            // `base.add(i)` is `base`), aligned for the tag type, and each
-            // set bit marks a value held, owned by the column, which is not
-            // used after its `drop` (the invariants).
-            unsafe { drop(self.base.as_ptr(), &mut self.present, 0..usize::MAX) };
-        }
-    }
-}
-
-// SAFETY: it holds no `T` in memory (`PhantomData<T>`, the presence bits, a
-// dangling pointer and a function dropping `T`s): its values are `T`s,
-// dropped by whichever thread drops the column, and `T: Send + Sync`; the
-// bound also makes a `T` that is not thread-safe report `ComponentBounds`'s
+// SAFETY: it holds no `T` (only `PhantomData<T>` and the presence bits); the
+// bound only makes a `T` that is not thread-safe report `ComponentBounds`'s
 // one error, as the other storages do.
 unsafe impl<T: ComponentBounds> Send for Tag<T> {}
 // SAFETY: as for `Send`.
@@ -95,12 +65,7 @@ impl<T: ComponentBounds> Storage for Tag<T> {
     fn new(limit: EntityLimit) -> Self {
         let () = Self::ZERO_SIZED;
         Self {
-            bits: Bits {
-                present: Presence::with_capacity(limit.initial_capacity()),
-                drop: Drops::<T>::PRESENT,
-                // A constant: no function per tag type in a debug build.
-                base: const { NonNull::<T>::dangling().cast::<u8>() },
-            },
+            present: Presence::with_capacity(limit.initial_capacity()),
             _values: PhantomData,
         }
     }
@@ -116,7 +81,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         let () = Self::ZERO_SIZED;
         // The value is moved into the storage: it occupies no memory.
         core::mem::forget(value);
-        if self.bits.present.insert(id.index()) {
+        if self.present.insert(id.index()) {
             // SAFETY: a value of a zero-sized type was held for this id;
             // reading it from a dangling pointer moves it out (no bytes read).
             Some(unsafe { Self::dangling().as_ptr().read() })
@@ -126,7 +91,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
-        if self.bits.present.remove(id.index()) {
+        if self.present.remove(id.index()) {
             // SAFETY: as in `insert`: moves out the zero-sized value held.
             Some(unsafe { Self::dangling().as_ptr().read() })
         } else {
@@ -141,7 +106,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         if const { core::mem::needs_drop::<T>() } {
             let _ = self.remove(id);
         } else {
-            self.bits.present.remove(id.index());
+            self.present.remove(id.index());
         }
     }
 
@@ -149,13 +114,13 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         if const { core::mem::needs_drop::<T>() } {
             // Each id's bit is clear when its value is dropped; the rest are
             // dropped after a panicking one.
-            drop_each(self.bits.present.drain(ids), |_| {
+            drop_each(self.present.drain(ids), |_| {
                 // SAFETY: one zero-sized value was held for the id, whose
                 // bit is clear now: it is dropped once, here.
                 unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
             });
         } else {
-            self.bits.present.remove_range(ids);
+            self.present.remove_range(ids);
         }
     }
 
@@ -169,12 +134,12 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
 
     #[inline(always)]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        move_bit(&mut self.bits.present, from.index(), to.index());
+        move_bit(&mut self.present, from.index(), to.index());
     }
 
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
-        self.bits.present.get(id.index())
+        self.present.get(id.index())
     }
 
     #[inline]
@@ -205,6 +170,20 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
         Self::dangling()
+    }
+}
+
+impl<T> Drop for Tag<T> {
+    fn drop(&mut self) {
+        if const { core::mem::needs_drop::<T>() } {
+            // Every value, even after a panicking `drop`.
+            drop_each(self.present.ones(), |_| {
+                // SAFETY: one zero-sized value is held per set bit; each is
+                // dropped once here (the storage is not used after its
+                // `drop`).
+                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
+            });
+        }
     }
 }
 
