@@ -293,6 +293,47 @@ macro_rules! kind {
             }
 
             #[test]
+            fn killing_every_holder_drops_every_value_once_whatever_panics() {
+                // Reclamation removes each killed entity's values one by one
+                // (`Column::discard`, through the declaration's dispatch by
+                // component index), in kill order.
+                for armed in CASES {
+                    let (mut ctx, es) = world(armed, 0);
+                    arm_tags!($B, armed);
+                    let r = catch_unwind(AssertUnwindSafe(|| {
+                        ctx.step(|p| {
+                            for &e in &es {
+                                assert!(p.kill(e));
+                            }
+                        })
+                    }));
+                    let msg = message(r.expect_err("a drop panicked"));
+                    assert!(first_message!($B, armed).contains(&msg), "{msg} for {armed:?}");
+                    assert_eq!(bomb_drops!($B), N as usize, "each value once, for {armed:?}");
+                    check_dropped_once!($B);
+                    assert_eq!(tallies(), N as usize, "every other value too, for {armed:?}");
+                    disarm_tags();
+                    reset_counts_only();
+                    assert_eq!(ctx.len(), 0);
+                    assert_eq!(seen(&mut ctx), Vec::<u32>::new());
+                    // Refilled to the limit: every id holds only its new values.
+                    let refill = ctx.step(|p| {
+                        (0..LIMIT as u32).map(|i| p.spawn((Tally(i), make(i, false))).unwrap()).collect::<Vec<_>>()
+                    });
+                    ctx.step(|p| {
+                        for (i, &e) in refill.iter().enumerate() {
+                            assert_eq!(p.get::<Tally>(e).map(|t| t.0), Some(i as u32));
+                            check_number!($B, p.get::<$B>(e).expect("its own value"), i as u32);
+                        }
+                    });
+                    assert_eq!(seen(&mut ctx), (0..LIMIT as u32).collect::<Vec<_>>());
+                    drop(ctx);
+                    assert_eq!(bomb_drops!($B), LIMIT, "the context drops the new values");
+                    assert_eq!(tallies(), LIMIT);
+                }
+            }
+
+            #[test]
             fn add_to_all_replacing_values_whose_drop_panics_gives_every_entity_its_value() {
                 for armed in CASES {
                     let (mut ctx, es) = world(armed, 0);

@@ -6,7 +6,8 @@ use crate::decl::{Component, ContextDecl};
 use crate::error::ContextFull;
 use crate::handle::{Entity, EntityId};
 use crate::proxy::Defer;
-use crate::storage::drops::drop_each;
+use crate::storage::drops::{drop_each, DropRun, Drops};
+use crate::storage::packed::Packed;
 use crate::storage::Column;
 use core::iter::FusedIterator;
 use core::ops::Range;
@@ -307,28 +308,45 @@ impl<Cx: ContextDecl> Drop for Unstore<'_, Cx> {
 }
 
 /// Values of a buffer moved out one at a time, in order: if dropped (by a
-/// panic) before all were, drops the others. Contract (of whoever builds
-/// one): the `len` values from `first` are initialised and owned by nobody
-/// else, those from `next` on are not moved out, and the buffer outlives
-/// this.
-struct Unread<T> {
-    first: *mut T,
+/// panic) before all were, drops the others. Untyped: the values' size and
+/// their type's drop function (`None` when they need none), so that
+/// [`Defer::spawn_collected`]'s loop is compiled once per context, not per
+/// bundle type. Contract (of whoever builds one): the `len` values of
+/// `size` bytes from `first` are initialised values of the type `drop` was
+/// made for, owned by nobody else, those from `next` on are not moved out,
+/// and the buffer outlives this.
+struct Unread {
+    first: *mut u8,
+    size: usize,
     next: usize,
     len: usize,
+    drop: Option<DropRun>,
 }
 
-impl<T> Drop for Unread<T> {
+impl Drop for Unread {
     fn drop(&mut self) {
-        if self.next < self.len {
+        if self.next < self.len
+            && let Some(drop) = self.drop
+        {
             // SAFETY: by the contract above, the values from `next` to
-            // `len` are initialised, owned by nobody else, and not moved
-            // out; each is dropped once (a panicking `drop` of one still
-            // drops the rest: `drop_in_place` of a slice).
-            unsafe {
-                core::ptr::slice_from_raw_parts_mut(self.first.add(self.next), self.len - self.next).drop_in_place()
-            };
+            // `len` are initialised, of `drop`'s type, owned by nobody else,
+            // and not moved out; each is dropped once (`DropRun` drops the
+            // rest after a panicking one).
+            unsafe { drop(self.first.add(self.next * self.size), self.len - self.next) };
         }
     }
+}
+
+/// Moves the bundle at `at` out and stores it for `id` (`Bundle::store`):
+/// the one part of [`Defer::spawn_collected`] compiled per bundle type.
+///
+/// # Safety
+/// `at` points to an initialised `B` that the caller gives up (never reads
+/// or drops it again).
+unsafe fn store_at<Cx: ContextDecl, B: Bundle<Cx>>(at: *mut u8, storages: &mut Cx::Storages, id: EntityId) {
+    // SAFETY: an initialised `B`, moved out once (the caller's contract).
+    let bundle = unsafe { at.cast::<B>().read() };
+    bundle.store(storages, id);
 }
 
 /// Values written through the slot pointers of `prepare_fill` (one
@@ -458,6 +476,7 @@ macro_rules! bundle {
 
         impl<Cx: ContextDecl, $($C: Component<Cx> + Clone),+> SealedCloneBundle<Cx> for ($($C,)+) {
             #[inline]
+            #[allow(clippy::redundant_pattern_matching, reason = "`is_some` is a function per type in a debug build")]
             fn store_copies(storages: &mut Cx::Storages, ids: Range<usize>, bundle: Self) {
                 const { assert!(<Self as SealedBundle<Cx>>::DISTINCT, "{}", DUPLICATE) };
                 let n = ids.len();
@@ -472,7 +491,9 @@ macro_rules! bundle {
                 // removes what they hold for `ids` (nothing else does: the
                 // ids are fresh).
                 let mut inserted = <Cx::Bits as Default>::default();
-                $(if slots.$i.is_none() {
+                // `if let`, not `is_none`/`is_some`, here and below: see
+                // `store_fresh`.
+                $(if let None = slots.$i {
                     inserted.insert($C::INDEX);
                 })+
                 let mut copies = Copies { slots, counts: [0; 12], armed: true };
@@ -516,7 +537,7 @@ macro_rules! bundle {
                 unstore.disarm();
                 copies.armed = false;
                 $(
-                    if copies.slots.$i.is_some() {
+                    if let Some(_) = copies.slots.$i {
                         // SAFETY: every slot of `ids` was written through the
                         // pointer above, and this column had no other `&mut`
                         // call since `prepare_fill`.
@@ -544,6 +565,7 @@ macro_rules! bundle {
             }
 
             #[inline]
+            #[allow(clippy::redundant_pattern_matching, reason = "`is_some` is a function per type in a debug build")]
             fn store_fresh(
                 storages: &mut Cx::Storages,
                 ids: Range<usize>,
@@ -561,31 +583,61 @@ macro_rules! bundle {
                 // bundles stored whole.
                 let mut written = Written { slots, stored: 0 };
                 let mut unstore = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
-                // One counter bounds the loop: `zip` with the range of
-                // offsets stops at `ids.len()`, and, for iterators that give
-                // their items by index (`map` over a range, slices), checks
-                // one bound per bundle instead of two.
-                for (k, bundle) in (0..ids.len()).zip(bundles) {
-                    let id = ids.start + k;
-                    unstore.ids.end = id + 1;
-                    $(
-                        match written.slots.$i {
-                            // SAFETY: `prepare_fill(ids)` returned this pointer and
-                            // only other columns were touched since (distinct
-                            // components; `unstore` has removed nothing, and removes
-                            // nothing of a slot not yet filled); `k < ids.len()`, so
-                            // the slot is that of an id of `ids`.
-                            Some(first) => unsafe { first.add(k).write(bundle.$i) },
-                            None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
-                        }
-                    )+
-                    written.stored = k + 1;
+                // One counter bounds the loop: in an optimised build, `zip`
+                // with the range of offsets stops at `ids.len()`, and, for
+                // iterators that give their items by index (`map` over a
+                // range, slices), checks one bound per bundle instead of
+                // two. A debug build counts by hand instead: `zip`'s
+                // `Iterator::zip`, `ZipImpl::new` and `ZipImpl::next` were
+                // three functions per call site of `spawn_batch` (1 400
+                // instructions of a debug build's IR at 64 components / 32
+                // systems), for a bound check that costs nothing there.
+                // In a block: the iterator is dropped at its end, while the
+                // guards are still armed (a panicking `drop` of the bundles
+                // a lying iterator kept leaves nothing behind, as any panic
+                // of the iterator), as the `for` loop over `zip` dropped it.
+                {
+                    #[cfg(not(debug_assertions))]
+                    let mut pairs = (0..ids.len()).zip(bundles);
+                    #[cfg(debug_assertions)]
+                    let mut bundles = bundles;
+                    loop {
+                        #[cfg(not(debug_assertions))]
+                        let Some((k, bundle)) = pairs.next() else { break };
+                        // The count of bundles stored is the offset of the
+                        // next; the bound first, as `zip` does: no bundle is
+                        // asked for past `ids.len()`.
+                        #[cfg(debug_assertions)]
+                        let k = written.stored;
+                        #[cfg(debug_assertions)]
+                        let Some(bundle) = (if k < ids.len() { bundles.next() } else { None }) else {
+                            break;
+                        };
+                        let id = ids.start + k;
+                        unstore.ids.end = id + 1;
+                        $(
+                            match written.slots.$i {
+                                // SAFETY: `prepare_fill(ids)` returned this pointer and
+                                // only other columns were touched since (distinct
+                                // components; `unstore` has removed nothing, and removes
+                                // nothing of a slot not yet filled); `k < ids.len()`, so
+                                // the slot is that of an id of `ids`.
+                                Some(first) => unsafe { first.add(k).write(bundle.$i) },
+                                None => $C::column_mut(unstore.storages).insert_new(EntityId(id as u32), bundle.$i),
+                            }
+                        )+
+                        written.stored = k + 1;
+                    }
                 }
                 let stored = written.stored;
                 unstore.disarm();
                 written.stored = 0;
                 $(
-                    if written.slots.$i.is_some() {
+                    // `if let`, not `is_some`, which was one more function
+                    // per component type in a debug build (29 at 64
+                    // components / 32 systems; `matches!` costs 8 debug IR
+                    // instructions more per use than `if let`).
+                    if let Some(_) = written.slots.$i {
                         // SAFETY: the slots of the first `stored` ids of `ids`
                         // were written through the pointer above, and this
                         // column had no other `&mut` call since `prepare_fill`.
@@ -733,8 +785,13 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 // A loop of pushes, not `collect`: `collect` compiles its
                 // specialisations (`from_iter`, `extend_trusted`) for each
                 // iterator type, though iterators of known length, most
-                // batches, never come here.
-                let mut collected = Vec::with_capacity(bundles.size_hint().0);
+                // batches, never come here. Into the storages' untyped
+                // array, not a `Vec`, whose `push`, growth and drop were
+                // compiled per bundle type (a debug build's `push_mut`,
+                // `grow_one` and drop glue, about 100 IR instructions each).
+                // A panic of the iterator drops the array and the bundles
+                // in it.
+                let mut collected = Packed::with_capacity(bundles.size_hint().0);
                 for bundle in bundles {
                     collected.push(bundle);
                 }
@@ -748,39 +805,83 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// `Bundle::store`: not through `store_fresh`, whose second copy per
     /// call site (for `vec::IntoIter`, besides the caller's iterator) was
     /// about 500 lines of IR for a path that iterators of known length never
-    /// take.
-    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Vec<B>) -> Result<Spawned, ContextFull> {
+    /// take. Compiled for every bundle type given to `spawn_batch`, whatever
+    /// its iterator (the path is chosen at run time), so the loop is
+    /// [`store_collected`](Self::store_collected), compiled once per
+    /// context; this shell and `store_at` are all that is per bundle type
+    /// (at 64 components / 32 systems, a debug build compiled 228 IR
+    /// instructions of this function per bundle type).
+    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Packed<B>) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let ids = self.batch_ids(bundles.len())?;
         // `batch_ids` checked the room for every bundle: `ids` is as long
         // as `bundles`.
         let n = ids.len();
         debug_assert_eq!(n, bundles.len());
-        // A panic (of a storage: built-in ones only fail to allocate, which
-        // aborts) leaves no value behind: `unstore` removes those of the ids
-        // stored so far, the one being stored included, and `rest` drops the
-        // bundles not stored yet.
-        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, B::bits(), ids.start..ids.start);
-        // The bundles are moved out by index, not through `vec::IntoIter`
-        // and `zip`, whose code (five functions) was compiled for every
-        // bundle type. The vector keeps its buffer (freed when it drops)
-        // and gives up its values to `rest`.
-        let first = bundles.as_mut_ptr();
-        // SAFETY: 0 is within the capacity, and the `n` values stay where
-        // they are, owned by `rest` from here (`Unread`'s contract).
-        unsafe { bundles.set_len(0) };
-        let mut rest = Unread { first, next: 0, len: n };
+        let first = bundles.base().as_ptr().cast::<u8>();
+        // The `n` values stay where they are, given up to `store_collected`
+        // (moved out one by one, or dropped by its guard). The array keeps
+        // its buffer, freed when it drops, after the call.
+        bundles.forget_all();
+        // SAFETY: `first` holds `n` initialised `B`s given up above, of
+        // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a `B`,
+        // whose drop function is `Drops::<B>::RUN`; `ids` came from
+        // `batch_ids(n)`.
+        unsafe {
+            self.store_collected(
+                first,
+                size_of::<B>(),
+                Drops::<B>::RUN,
+                store_at::<Cx, B>,
+                ids,
+                &B::bits(),
+            )
+        };
+        Ok(self.record_batch(n, &B::bits()))
+    }
+
+    /// Stores the `ids.len()` bundles of `size` bytes from `first`, in
+    /// order, one per id, through `store` (moving each out): the loop of
+    /// [`spawn_collected`](Self::spawn_collected), not generic over the
+    /// bundle. A panic (of a storage: built-in ones only fail to allocate,
+    /// which aborts) leaves no value behind: `unstore` removes those of the
+    /// ids stored so far, the one being stored included, and `rest` drops
+    /// the bundles not stored yet.
+    ///
+    /// # Safety
+    /// `first` holds `ids.len()` initialised bundles of `size` bytes each,
+    /// which the caller gives up; `store` moves a bundle of that type out
+    /// and stores a value of each component of `bits` (and no other) for
+    /// the id it is given; `drop` is that type's `DropRun` (`None` when it
+    /// needs none); `ids` are fresh (from `batch_ids`).
+    unsafe fn store_collected(
+        &mut self,
+        first: *mut u8,
+        size: usize,
+        drop: Option<DropRun>,
+        store: unsafe fn(*mut u8, &mut Cx::Storages, EntityId),
+        ids: Range<usize>,
+        bits: &Cx::Bits,
+    ) {
+        let n = ids.len();
+        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, *bits, ids.start..ids.start);
+        let mut rest = Unread {
+            first,
+            size,
+            next: 0,
+            len: n,
+            drop,
+        };
         for k in 0..n {
             unstore.ids.end = ids.start + k + 1;
-            // SAFETY: `k < len` and `next == k`: the value is initialised
-            // and not moved out yet; `next` moves past it before anything
-            // else can panic, so it is moved out once.
-            let bundle = unsafe { first.add(k).read() };
             rest.next = k + 1;
-            bundle.store(unstore.storages, EntityId((ids.start + k) as u32));
+            // SAFETY: `k < len` and `next` was `k`: the bundle is initialised
+            // and not moved out yet (the caller's contract); `next` moved
+            // past it first, so it is moved out once, here, even if `store`
+            // panics.
+            unsafe { store(first.add(k * size), unstore.storages, EntityId((ids.start + k) as u32)) };
         }
         unstore.disarm();
-        Ok(self.record_batch(n, &B::bits()))
     }
 
     /// Creates `n` entities, each holding a copy of `bundle` (clones of it,

@@ -77,6 +77,18 @@ pub(crate) type DropRun = unsafe fn(*mut u8, usize);
 /// As [`DropPresent`], the slots holding `T`s.
 unsafe fn drop_present<T>(base: *mut u8, present: &mut Presence, ids: Range<usize>) {
     let base = base.cast::<T>();
+    if ids.len() == 1 {
+        // One id (`Column::discard`, as the reclamation of entities calls
+        // it, once per value): no other value to go on with after a
+        // panicking `drop`, so no `drop_each`, whose catching cost about
+        // 140 instructions per value reclaimed (callgrind).
+        if present.remove(ids.start) {
+            // SAFETY: the bit was set, so the slot holds an initialised `T`
+            // (the caller's contract), dropped once: its bit is clear now.
+            unsafe { base.add(ids.start).drop_in_place() };
+        }
+        return;
+    }
     // Each id comes with its bit clear already, so the value is never read
     // again, even if its `drop` panics; `drop_each` goes on with the rest.
     drop_each(present.drain(ids), |i| {
@@ -92,6 +104,12 @@ unsafe fn drop_present<T>(base: *mut u8, present: &mut Presence, ids: Range<usiz
 /// As [`DropRun`], the values `T`s.
 unsafe fn drop_run<T>(base: *mut u8, n: usize) {
     let base = base.cast::<T>();
+    if n == 1 {
+        // One value (`Column::discard`): as in `drop_present`.
+        // SAFETY: an initialised `T` the caller forgets, dropped once, here.
+        unsafe { base.drop_in_place() };
+        return;
+    }
     drop_each(0..n, |k| {
         // SAFETY: `k < n`: an initialised `T` the caller forgets, dropped
         // once, here.

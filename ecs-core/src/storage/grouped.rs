@@ -342,6 +342,14 @@ fn set_bit(masks: &mut [u8], i: usize, bit: u8) -> bool {
     was
 }
 
+/// Clears `bit` of `masks[i]`, if `i` is in range: not generic.
+#[inline]
+fn clear_bit(masks: &mut [u8], i: usize, bit: u8) {
+    if let Some(m) = masks.get_mut(i) {
+        *m &= !bit;
+    }
+}
+
 impl<G: Group> Drop for Grouped<G> {
     fn drop(&mut self) {
         // Members without drop glue: the buffers free the memory, and no
@@ -389,6 +397,8 @@ impl<G: Member<I>, const I: usize> Storage for GroupColumn<G, I>
 where
     <G as Member<I>>::Item: ComponentBounds,
 {
+    // Always inlined: see `Contiguous`'s.
+    #[inline(always)]
     fn new(limit: EntityLimit) -> Self {
         // Member `I`, `Send + Sync`, is the only one this column ever
         // initialises: the `Grouped` inside is reached through it alone.
@@ -449,6 +459,17 @@ where
                 .cast::<Self::Item>()
                 .read()
         })
+    }
+
+    // Always inlined: see `Contiguous`'s. A member that needs no drop only
+    // clears its bit (not generic).
+    #[inline(always)]
+    fn discard(&mut self, id: EntityId) {
+        if const { core::mem::needs_drop::<Self::Item>() } {
+            let _ = self.remove(id);
+        } else {
+            clear_bit(&mut self.0.masks, id.index(), 1 << I);
+        }
     }
 
     #[inline]

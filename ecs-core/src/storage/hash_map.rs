@@ -129,6 +129,8 @@ unsafe impl<T: ComponentBounds> Sync for HashMapStorage<T> {}
 unsafe impl<T: ComponentBounds> Send for HashMapStorage<T> {}
 
 impl<T: ComponentBounds> Storage for HashMapStorage<T> {
+    // Always inlined: see `Contiguous`'s.
+    #[inline(always)]
     fn new(_limit: EntityLimit) -> Self {
         Self {
             values: Packed::with_capacity(0),
@@ -203,6 +205,16 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         Some(unsafe { self.values.swap_remove(p) })
     }
 
+    // Always inlined: see `Contiguous`'s. The map first (`swap_remove`),
+    // then the value dropped by the packed array's untyped core.
+    #[inline(always)]
+    fn discard(&mut self, id: EntityId) {
+        if let Some(p) = self.ids.swap_remove(id) {
+            // SAFETY: as in `remove`; the map no longer names the value.
+            unsafe { self.values.discard(p) };
+        }
+    }
+
     fn remove_range(&mut self, ids: Range<usize>) {
         match self.ids.stored_in(ids.clone()) {
             // Fewer values than ids: the stored ids in range, each removed.
@@ -211,6 +223,8 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         }
     }
 
+    // Always inlined: see `Contiguous`'s `discard`.
+    #[inline(always)]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.

@@ -27,7 +27,7 @@ pub(crate) mod drops;
 mod grouped;
 mod hash_map;
 mod many;
-mod packed;
+pub(crate) mod packed;
 mod presence;
 mod slots;
 mod sparse_set;
@@ -66,7 +66,8 @@ use core::ptr::NonNull;
 ///   holding no value (one held before is dropped or leaked), and a value
 ///   written through its pointer is held only once `fill` records it;
 /// - [`remove`](Self::remove)`(id)` leaves `id` holding none and returns the
-///   value it held; [`remove_range`](Self::remove_range)`(ids)` leaves every
+///   value it held; [`discard`](Self::discard)`(id)` leaves `id` holding
+///   none, the value it held dropped; [`remove_range`](Self::remove_range)`(ids)` leaves every
 ///   id of `ids` holding none, each value it held dropped;
 /// - [`relocate`](Self::relocate)`(from, to)`, when `from` holds a value,
 ///   leaves `to` holding that value and `from` holding none; otherwise it
@@ -205,7 +206,10 @@ pub unsafe trait Column: Send + Sync {
     /// may be leaked but memory stays sound.
     ///
     /// Provided; see [the trait's example](Column), which keeps this default.
-    #[inline]
+    // Always inlined: a storage that keeps this default then compiles no
+    // function of its own for it, only `insert` (at 64 components / 32
+    // systems, 31 one-call functions of a debug build).
+    #[inline(always)]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         // Dropped at the end of the statement (`drop(...)` would compile one
         // more function per item type in a debug build; so below).
@@ -226,7 +230,9 @@ pub unsafe trait Column: Send + Sync {
     /// implement `fill`.
     ///
     /// Provided; see [the trait's example](Column), which keeps this default.
-    #[inline]
+    // Always inlined: one function per component type in a debug build
+    // otherwise, for a `None`.
+    #[inline(always)]
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<Self::Item>> {
         let _ = ids;
         None
@@ -254,6 +260,21 @@ pub unsafe trait Column: Send + Sync {
     ///
     /// See [the trait's example](Column), which implements it.
     fn remove(&mut self, id: EntityId) -> Option<Self::Item>;
+
+    /// Removes and drops the value of `id`, if any: [`remove`](Self::remove)
+    /// without handing the value back, which is how the context removes the
+    /// components of the entities it reclaims (one call per component
+    /// index, through the declaration's `match`). The built-in storages
+    /// drop through their untyped cores, so that this dispatch compiles no
+    /// function per component type.
+    ///
+    /// Provided (`remove`, its value dropped); see [the trait's
+    /// example](Column), which keeps this default.
+    #[inline]
+    fn discard(&mut self, id: EntityId) {
+        // Dropped at the end of the statement, as in `insert_new`.
+        let _ = self.remove(id);
+    }
 
     /// Removes and drops the value of every id of `ids` that has one, as
     /// [`remove`](Self::remove) does one by one (the default); storages may
@@ -370,9 +391,15 @@ pub unsafe trait Column: Send + Sync {
     /// # Safety
     /// `id` must have a value (`contains(id)`).
     #[inline]
+    #[allow(
+        clippy::redundant_pattern_matching,
+        reason = "`is_some` is a function per type in a debug build"
+    )]
     unsafe fn get_ptr_unchecked(&self, id: EntityId) -> NonNull<Self::Item> {
         let ptr = self.get_ptr(id);
-        debug_assert!(ptr.is_some(), "get_ptr_unchecked on an id without a value");
+        // `matches!`, not `is_some`: one more function per item type in a
+        // debug build.
+        debug_assert!(matches!(ptr, Some(_)), "get_ptr_unchecked on an id without a value");
         // SAFETY: the caller guarantees `id` has a value, so `get_ptr` is `Some`.
         unsafe { ptr.unwrap_unchecked() }
     }
@@ -398,6 +425,9 @@ pub unsafe trait Column: Send + Sync {
 pub trait Storage: Column + Sized {
     /// An empty storage. With [`EntityLimit::Fixed`], allocate for the limit
     /// here: a fixed context promises that storage never reallocates.
+    ///
+    /// A context makes its storages where nothing can unwind: a panic here,
+    /// when a context is made, aborts the process.
     ///
     /// See [the trait's example](Storage), which calls it, and [`Column`]'s, which implements it.
     fn new(limit: EntityLimit) -> Self;
@@ -445,5 +475,14 @@ pub(crate) mod tests {
         assert_eq!(c.get(EntityId(42)), Some(&421));
         c.swap(EntityId(42), EntityId(42));
         assert_eq!(c.get(EntityId(42)), Some(&421));
+        // `discard` removes one id's value and touches no other id; an id
+        // without one stays without.
+        c.discard(EntityId(7));
+        c.discard(EntityId(7));
+        c.discard(EntityId(5000));
+        assert!(!c.contains(EntityId(7)) && c.get(EntityId(7)).is_none());
+        assert_eq!(c.get(EntityId(42)), Some(&421));
+        assert_eq!(c.get(EntityId(100)), Some(&71));
+        assert_eq!(c.get(EntityId(3)), Some(&33));
     }
 }

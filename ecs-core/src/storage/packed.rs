@@ -21,7 +21,7 @@ use core::ptr::NonNull;
 ///
 /// Invariants: those of `raw`, whose slots have `T`'s layout and whose
 /// drop function drops a `T` (`None` when `T` needs no drop).
-pub(super) struct Packed<T> {
+pub(crate) struct Packed<T> {
     raw: RawPacked,
     /// The array owns `T`s, and is invariant in `T` as the `UnsafeCell`s
     /// it stands for (values written through a shared borrow) would make
@@ -121,6 +121,39 @@ impl RawPacked {
         self.len = last;
     }
 
+    /// Drops value `p`, the last value moving into its place: `swap_remove`
+    /// with the value dropped, untyped (a value needing no drop is
+    /// forgotten, as `forget_swap` does; one that needs it is swapped to the
+    /// end, the array shortened past it, then dropped by the array's typed
+    /// loop: a panicking `drop` finds the array without it). Inlined in an
+    /// optimised build only, as `next_slot`.
+    ///
+    /// # Safety
+    /// `p < len`, and `size` is the slots' size.
+    #[cfg_attr(not(debug_assertions), inline)]
+    unsafe fn discard(&mut self, p: usize, size: usize) {
+        let Some(drop) = self.drop else {
+            // SAFETY: `p < len` and `size` is the slots' size (the caller's
+            // contract); the value needs no drop, so forgetting it drops it.
+            unsafe { self.forget_swap(p, size) };
+            return;
+        };
+        debug_assert!(p < self.len, "a packed index is below the length");
+        let last = self.len - 1;
+        let base = self.slots.base().as_ptr();
+        if p != last {
+            // SAFETY: `p < last < len`: distinct slots of `size` bytes in the
+            // buffer, each holding a value; the untyped swap moves values
+            // (a move is a copy of their bytes).
+            unsafe { core::ptr::swap_nonoverlapping(base.add(p * size), base.add(last * size), size) };
+        }
+        self.len = last;
+        // SAFETY: slot `last` holds an initialised value of the type `drop`
+        // was made for (the invariants), which the array no longer owns
+        // (its length is `last`): dropped once, here.
+        unsafe { drop(base.add(last * size), 1) };
+    }
+
     /// Drops every value, keeping the memory, each even after a panicking
     /// `drop` (as `drop_each` does). Not generic: the values are dropped by
     /// the array's typed loop, one call (and nothing at all for values that
@@ -144,25 +177,28 @@ impl Drop for RawPacked {
 
 impl<T> Packed<T> {
     /// An empty array with room for `cap` values.
-    #[inline]
-    pub(super) fn with_capacity(cap: usize) -> Self {
+    // Always inlined, as `base`: one-call shells, which a debug build
+    // compiled as one more function each per component and bundle type.
+    #[inline(always)]
+    pub(crate) fn with_capacity(cap: usize) -> Self {
         Self {
-            raw: RawPacked::new(Layout::new::<T>(), Drops::<T>::RUN, cap),
+            // A constant, as in `Contiguous::new`.
+            raw: RawPacked::new(const { Layout::new::<T>() }, Drops::<T>::RUN, cap),
             _values: PhantomData,
         }
     }
 
     /// How many values the array holds.
     #[inline]
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.raw.len
     }
 
     /// The first value: value `p < len` is at `base().add(p)`. A raw
     /// pointer to the buffer, not derived from a borrow of the array:
     /// writing through it under `&self` is allowed.
-    #[inline]
-    pub(super) fn base(&self) -> NonNull<T> {
+    #[inline(always)]
+    pub(crate) fn base(&self) -> NonNull<T> {
         self.raw.slots.base().cast::<T>()
     }
 
@@ -196,7 +232,10 @@ impl<T> Packed<T> {
     ///
     /// # Panics
     /// When `p` is past the end.
-    #[inline]
+    // Always inlined, as `push`: each is called by its storage's `insert`
+    // alone, which a debug build then compiles without two more functions
+    // per component type (44 at 64 components / 32 systems).
+    #[inline(always)]
     pub(super) fn replace(&mut self, p: usize, value: T) -> T {
         let slot = self.raw.value(p, size_of::<T>()).cast::<T>().as_ptr();
         // SAFETY: value `p` is initialised and in the buffer (`value`
@@ -217,8 +256,8 @@ impl<T> Packed<T> {
     }
 
     /// Appends `value`, at index `len()`.
-    #[inline]
-    pub(super) fn push(&mut self, value: T) {
+    #[inline(always)]
+    pub(crate) fn push(&mut self, value: T) {
         let slot = self.raw.next_slot(size_of::<T>());
         // SAFETY: slot `len`, in the buffer (`next_slot` made room),
         // aligned for `T` (slot `len` of `T`'s layout), and holding no value
@@ -243,6 +282,26 @@ impl<T> Packed<T> {
         // out above.
         unsafe { self.raw.forget_swap(p, size_of::<T>()) };
         value
+    }
+
+    /// Drops value `p`, the last value moving into its place (see
+    /// [`RawPacked::discard`]).
+    ///
+    /// # Safety
+    /// `p < len()`.
+    #[inline(always)]
+    pub(super) unsafe fn discard(&mut self, p: usize) {
+        // SAFETY: `p < len` (the caller's contract); the slots hold `T`s.
+        unsafe { self.raw.discard(p, size_of::<T>()) };
+    }
+
+    /// Gives up every value without dropping it, keeping the memory: the
+    /// caller owns the `len()` values from `base()` from now on (moves them
+    /// out or drops them), as `Defer::spawn_collected` does with the
+    /// bundles it collected here.
+    #[inline]
+    pub(crate) fn forget_all(&mut self) {
+        self.raw.len = 0;
     }
 
     /// Drops every value, keeping the memory (see [`RawPacked::clear`]).
@@ -278,6 +337,37 @@ mod tests {
         p.push((0, rc.clone()));
         drop(p);
         assert_eq!(Arc::strong_count(&rc), 1);
+    }
+
+    /// `discard` drops value `p` once, the last moving into its place, for
+    /// values that need dropping (swapped to the end, then dropped) and
+    /// values that do not (forgotten as `swap_remove` does).
+    #[test]
+    fn discard_drops_one_value_and_keeps_the_others_packed() {
+        let rc = Arc::new(());
+        let mut p = Packed::<(u8, Arc<()>)>::with_capacity(0);
+        for i in 0..5 {
+            p.push((i, rc.clone()));
+        }
+        // SAFETY: 1 < 5.
+        unsafe { p.discard(1) };
+        assert_eq!((p.len(), Arc::strong_count(&rc)), (4, 5));
+        // SAFETY: 3 < 4 (the last).
+        unsafe { p.discard(3) };
+        assert_eq!((p.len(), Arc::strong_count(&rc)), (3, 4));
+        let order: Vec<u8> = (0..p.len()).map(|i| p.get_mut(i).0).collect();
+        assert_eq!(order, [0, 4, 2], "the last moved into the hole");
+        drop(p);
+        assert_eq!(Arc::strong_count(&rc), 1);
+
+        let mut q = Packed::<u16>::with_capacity(2);
+        for i in 0..4 {
+            q.push(i);
+        }
+        // SAFETY: 0 < 4.
+        unsafe { q.discard(0) };
+        let order: Vec<u16> = (0..q.len()).map(|i| *q.get_mut(i)).collect();
+        assert_eq!(order, [3, 1, 2]);
     }
 
     /// The untyped core's offsets for 24-byte values (no fixed copy in

@@ -154,6 +154,8 @@ impl<T> SparseSetStorage<T> {
 }
 
 impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
+    // Always inlined: see `Contiguous`'s.
+    #[inline(always)]
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
         let (owners, index) = ids::with_capacity(cap);
@@ -191,6 +193,19 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         Some(value)
     }
 
+    // Always inlined: see `Contiguous`'s. The map first, then the value
+    // dropped by the packed array's untyped core: a panicking `drop`
+    // finds the column without it.
+    #[inline(always)]
+    fn discard(&mut self, id: EntityId) {
+        if let Some(p) = self.slot(id) {
+            ids::swap_remove(&mut self.owners, &mut self.index, id, p);
+            // SAFETY: a stored id's packed index is below `values.len()`
+            // (as in `remove`), and the map no longer names it.
+            unsafe { self.values.discard(p) };
+        }
+    }
+
     fn remove_range(&mut self, ids: Range<usize>) {
         if ids.start == 0 && ids.end >= self.index.len() {
             // Every value: the map and the ids are cleared first, then the
@@ -204,13 +219,15 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         }
     }
 
-    #[inline]
+    // Always inlined, as `relocate`: see `Contiguous`'s `discard`.
+    #[inline(always)]
     fn swap(&mut self, a: EntityId, b: EntityId) {
         // Relocating onto an id that holds a value exchanges the two values
         // in place (see `relocate`), which is a swap when both are claimed.
         self.relocate(a, b);
     }
 
+    #[inline(always)]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.

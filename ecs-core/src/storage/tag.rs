@@ -60,6 +60,8 @@ impl<T> Tag<T> {
 }
 
 impl<T: ComponentBounds> Storage for Tag<T> {
+    // Always inlined: see `Contiguous`'s.
+    #[inline(always)]
     fn new(limit: EntityLimit) -> Self {
         let () = Self::ZERO_SIZED;
         Self {
@@ -97,6 +99,17 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         }
     }
 
+    // Always inlined: see `Contiguous`'s. A tag that needs no drop (any
+    // unit struct without a `Drop` impl) only clears its bit.
+    #[inline(always)]
+    fn discard(&mut self, id: EntityId) {
+        if const { core::mem::needs_drop::<T>() } {
+            let _ = self.remove(id);
+        } else {
+            self.present.remove(id.index());
+        }
+    }
+
     fn remove_range(&mut self, ids: Range<usize>) {
         if const { core::mem::needs_drop::<T>() } {
             // Each id's bit is clear when its value is dropped; the rest are
@@ -111,14 +124,15 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         }
     }
 
-    #[inline]
+    // Always inlined, as `relocate`: see `Contiguous`'s `discard`.
+    #[inline(always)]
     fn swap(&mut self, a: EntityId, b: EntityId) {
         // Relocating onto an id that holds a value exchanges the two values
         // in place (see `relocate`), which is a swap when both are claimed.
         self.relocate(a, b);
     }
 
-    #[inline]
+    #[inline(always)]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         move_bit(&mut self.present, from.index(), to.index());
     }
