@@ -14,7 +14,6 @@ use crate::pending::Pending;
 use crate::schedule::Parallelism;
 use crate::storage::{Column, Group, Grouped, Storage};
 use crate::system_cell::SystemCell;
-use core::marker::PhantomData;
 use core::sync::atomic::AtomicBool;
 use parking_lot::Mutex;
 
@@ -368,56 +367,6 @@ pub unsafe trait SystemOf<Cx: ContextDecl>: Sized + Send + Sync + 'static {
     fn slot_mut(systems: &mut Cx::Systems) -> &mut SystemSlot<Cx, Self>;
 }
 
-/// A storage of a declared context, `Send` and `Sync` whatever its type
-/// parameters, because [`Checked::new`], the only way to make one, requires
-/// the storage to be both.
-///
-/// The generated storages struct holds its storages in these, so that the
-/// context's own `Send` and `Sync` do not depend on each component type: a
-/// component that is not thread-safe then fails once, where its storage is
-/// made, instead of at every use of the context.
-pub struct Checked<S> {
-    storage: S,
-    // Invariant in `S`: a `Checked<S>` made for one `S` never becomes one of
-    // another type (with shorter lifetimes) that `new` did not check.
-    _invariant: PhantomData<fn(S) -> S>,
-}
-
-// SAFETY: a `Checked<S>` exists only if `Checked::new` made it, which
-// requires `S: Send + Sync`; `S` is fixed (`Checked` is invariant in it), so
-// the value it holds is of a type that is `Send` and `Sync`.
-unsafe impl<S> Send for Checked<S> {}
-// SAFETY: as for `Send`.
-unsafe impl<S> Sync for Checked<S> {}
-
-impl<S> Checked<S> {
-    /// Wraps a storage that is `Send` and `Sync`.
-    // Always inlined: a function per storage type in a debug build
-    // otherwise, for a move.
-    #[inline(always)]
-    pub fn new(storage: S) -> Self
-    where
-        S: Send + Sync,
-    {
-        Checked {
-            storage,
-            _invariant: PhantomData,
-        }
-    }
-
-    /// The storage.
-    #[inline(always)]
-    pub fn get(&self) -> &S {
-        &self.storage
-    }
-
-    /// The storage, mutably.
-    #[inline(always)]
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.storage
-    }
-}
-
 /// The storage of component `C`, made through `C`'s [`Component`] impl so
 /// that the generated code asks nothing of the storage type itself: that
 /// impl already checked it (a component that is not thread-safe fails there,
@@ -448,8 +397,8 @@ impl<S> Checked<S> {
     improper_ctypes_definitions,
     reason = "called from Rust only: `extern \"C\"` for its abort on unwinding"
 )]
-pub extern "C" fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> Checked<C::Column> {
-    Checked::new(<C::Column as Storage>::new(limit))
+pub extern "C" fn new_column<Cx: ContextDecl, C: Component<Cx>>(limit: EntityLimit) -> C::Column {
+    <C::Column as Storage>::new(limit)
 }
 
 /// A tuple of components of context `Cx` stored as one group: what
@@ -503,10 +452,10 @@ group_of!(A, B, C, D, E, F, G, H);
     improper_ctypes_definitions,
     reason = "called from Rust only: `extern \"C\"` for its abort on unwinding"
 )]
-pub extern "C" fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Checked<Grouped<G>> {
+pub extern "C" fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit) -> Grouped<G> {
     // `Grouped<G>` is `Send + Sync` for every `G`: each member value it will
     // hold is `Send + Sync` (`GroupOf`'s contract), as its `Send` impl needs.
-    Checked::new(Grouped::new_unchecked(limit))
+    Grouped::new_unchecked(limit)
 }
 
 /// Removes (and drops) the value of component `C` for `id`, if any: the arm

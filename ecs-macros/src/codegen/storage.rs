@@ -42,12 +42,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     let single_fields = ungrouped(model).map(|c| {
         let f = field(model, c);
         let ty = storage_type(model, c);
-        quote!(#f: ::ecs::__private::Checked<#ty>,)
+        quote!(#f: #ty,)
     });
     let group_fields = (0..model.groups.len()).map(|g| {
         let f = format_ident!("g{}", g);
         let ty = group_type(model, g);
-        quote!(#f: ::ecs::__private::Checked<::ecs::__private::Grouped<#ty>>,)
+        quote!(#f: ::ecs::__private::Grouped<#ty>,)
     });
     let impls = model.components.iter().enumerate().map(|(i, comp)| {
         let path = comp.path;
@@ -59,15 +59,11 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
                 let ty = group_type(model, group);
                 (
                     quote!(::ecs::__private::GroupColumn<#ty, #member>),
-                    quote!(storages.#f.get().column::<#member>()),
-                    quote!(storages.#f.get_mut().column_mut::<#member>()),
+                    quote!(storages.#f.column::<#member>()),
+                    quote!(storages.#f.column_mut::<#member>()),
                 )
             }
-            _ => (
-                storage_type(model, i),
-                quote!(storages.#f.get()),
-                quote!(storages.#f.get_mut()),
-            ),
+            _ => (storage_type(model, i), quote!(&storages.#f), quote!(&mut storages.#f)),
         };
         // The one place that checks the component's `Send + Sync` (the column's
         // `ComponentBounds`): spanned on its name in the declaration.
@@ -117,6 +113,17 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             #(#single_fields)*
             #(#group_fields)*
         }
+        // SAFETY: each field not a group's is the `Column` of one of this
+        // declaration's `Component` impls (its `column` accessor returns the
+        // field as `&Self::Column`, so the types are the same), and `Column`
+        // requires `Send + Sync`: a crate whose column is not does not
+        // compile. A group's field is a `Grouped`, `Send + Sync` for every
+        // group. Written here rather than left to the fields, so that a
+        // component that is not thread-safe fails once, at its `Component`
+        // impl, and not again at every use of the context.
+        unsafe impl ::core::marker::Send for #storages {}
+        // SAFETY: as for `Send`.
+        unsafe impl ::core::marker::Sync for #storages {}
         #(#impls)*
     }
 }

@@ -396,33 +396,35 @@ const _: () = ::core::assert!(
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __StressStorages {
-    c0: ::ecs::__private::Checked<::ecs::__private::Contiguous<C0>>,
-    c1: ::ecs::__private::Checked<::ecs::__private::Contiguous<C1>>,
-    c2: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C2>>,
-    c3: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C3>>,
-    c4: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C4>>,
-    c5: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C5>>,
-    c8: ::ecs::__private::Checked<::ecs::__private::Tag<C8>>,
-    c9: ::ecs::__private::Checked<::ecs::__private::Tag<C9>>,
-    c10: ::ecs::__private::Checked<::ecs::__private::Contiguous<C10>>,
-    c11: ::ecs::__private::Checked<::ecs::__private::Contiguous<C11>>,
-    c12: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C12>>,
-    c13: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<C13>>,
-    c14: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C14>>,
-    c15: ::ecs::__private::Checked<::ecs::__private::HashMapStorage<C15>>,
-    g0: ::ecs::__private::Checked<::ecs::__private::Grouped<(C6, C7)>>,
+    c0: ::ecs::__private::Contiguous<C0>,
+    c1: ::ecs::__private::Contiguous<C1>,
+    c2: ::ecs::__private::SparseSetStorage<C2>,
+    c3: ::ecs::__private::SparseSetStorage<C3>,
+    c4: ::ecs::__private::HashMapStorage<C4>,
+    c5: ::ecs::__private::HashMapStorage<C5>,
+    c8: ::ecs::__private::Tag<C8>,
+    c9: ::ecs::__private::Tag<C9>,
+    c10: ::ecs::__private::Contiguous<C10>,
+    c11: ::ecs::__private::Contiguous<C11>,
+    c12: ::ecs::__private::SparseSetStorage<C12>,
+    c13: ::ecs::__private::SparseSetStorage<C13>,
+    c14: ::ecs::__private::HashMapStorage<C14>,
+    c15: ::ecs::__private::HashMapStorage<C15>,
+    g0: ::ecs::__private::Grouped<(C6, C7)>,
 }
+unsafe impl ::core::marker::Send for __StressStorages {}
+unsafe impl ::core::marker::Sync for __StressStorages {}
 unsafe impl ::ecs::__private::Component<Stress> for C0 {
     const INDEX: usize = 0usize;
     const NAME: &'static str = "C0";
     type Column = ::ecs::__private::Contiguous<C0>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c0.get()
+        &storages.c0
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c0.get_mut()
+        &mut storages.c0
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C1 {
@@ -431,11 +433,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C1 {
     type Column = ::ecs::__private::Contiguous<C1>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c1.get()
+        &storages.c1
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c1.get_mut()
+        &mut storages.c1
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C2 {
@@ -444,11 +446,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C2 {
     type Column = ::ecs::__private::SparseSetStorage<C2>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c2.get()
+        &storages.c2
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c2.get_mut()
+        &mut storages.c2
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C3 {
@@ -457,11 +459,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C3 {
     type Column = ::ecs::__private::SparseSetStorage<C3>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c3.get()
+        &storages.c3
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c3.get_mut()
+        &mut storages.c3
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C4 {
@@ -470,11 +472,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C4 {
     type Column = ::ecs::__private::HashMapStorage<C4>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c4.get()
+        &storages.c4
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c4.get_mut()
+        &mut storages.c4
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C5 {
@@ -483,11 +485,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C5 {
     type Column = ::ecs::__private::HashMapStorage<C5>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c5.get()
+        &storages.c5
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c5.get_mut()
+        &mut storages.c5
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C6 {
@@ -496,11 +498,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C6 {
     type Column = ::ecs::__private::GroupColumn<(C6, C7), 0usize>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.g0.get().column::<0usize>()
+        storages.g0.column::<0usize>()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.g0.get_mut().column_mut::<0usize>()
+        storages.g0.column_mut::<0usize>()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C7 {
@@ -509,11 +511,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C7 {
     type Column = ::ecs::__private::GroupColumn<(C6, C7), 1usize>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.g0.get().column::<1usize>()
+        storages.g0.column::<1usize>()
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.g0.get_mut().column_mut::<1usize>()
+        storages.g0.column_mut::<1usize>()
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C8 {
@@ -522,11 +524,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C8 {
     type Column = ::ecs::__private::Tag<C8>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c8.get()
+        &storages.c8
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c8.get_mut()
+        &mut storages.c8
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C9 {
@@ -535,11 +537,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C9 {
     type Column = ::ecs::__private::Tag<C9>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c9.get()
+        &storages.c9
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c9.get_mut()
+        &mut storages.c9
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C10 {
@@ -548,11 +550,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C10 {
     type Column = ::ecs::__private::Contiguous<C10>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c10.get()
+        &storages.c10
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c10.get_mut()
+        &mut storages.c10
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C11 {
@@ -561,11 +563,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C11 {
     type Column = ::ecs::__private::Contiguous<C11>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c11.get()
+        &storages.c11
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c11.get_mut()
+        &mut storages.c11
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C12 {
@@ -574,11 +576,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C12 {
     type Column = ::ecs::__private::SparseSetStorage<C12>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c12.get()
+        &storages.c12
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c12.get_mut()
+        &mut storages.c12
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C13 {
@@ -587,11 +589,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C13 {
     type Column = ::ecs::__private::SparseSetStorage<C13>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c13.get()
+        &storages.c13
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c13.get_mut()
+        &mut storages.c13
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C14 {
@@ -600,11 +602,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C14 {
     type Column = ::ecs::__private::HashMapStorage<C14>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c14.get()
+        &storages.c14
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c14.get_mut()
+        &mut storages.c14
     }
 }
 unsafe impl ::ecs::__private::Component<Stress> for C15 {
@@ -613,11 +615,11 @@ unsafe impl ::ecs::__private::Component<Stress> for C15 {
     type Column = ::ecs::__private::HashMapStorage<C15>;
     #[inline(always)]
     fn column(storages: &__StressStorages) -> &Self::Column {
-        storages.c15.get()
+        &storages.c15
     }
     #[inline(always)]
     fn column_mut(storages: &mut __StressStorages) -> &mut Self::Column {
-        storages.c15.get_mut()
+        &mut storages.c15
     }
 }
 ///The state of every system of [`Stress`], given to [`Stress::with_systems`].

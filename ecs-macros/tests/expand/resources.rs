@@ -252,19 +252,21 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __GameStorages {
-    c0: ::ecs::__private::Checked<::ecs::__private::Contiguous<Position>>,
+    c0: ::ecs::__private::Contiguous<Position>,
 }
+unsafe impl ::core::marker::Send for __GameStorages {}
+unsafe impl ::core::marker::Sync for __GameStorages {}
 unsafe impl ::ecs::__private::Component<Game> for Position {
     const INDEX: usize = 0usize;
     const NAME: &'static str = "Position";
     type Column = ::ecs::__private::Contiguous<Position>;
     #[inline(always)]
     fn column(storages: &__GameStorages) -> &Self::Column {
-        storages.c0.get()
+        &storages.c0
     }
     #[inline(always)]
     fn column_mut(storages: &mut __GameStorages) -> &mut Self::Column {
-        storages.c0.get_mut()
+        &mut storages.c0
     }
 }
 ///The state of every system of [`Game`], given to [`Game::with_systems`].

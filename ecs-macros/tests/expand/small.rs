@@ -248,21 +248,23 @@ unsafe impl ::ecs::__private::ContextDecl for World {
 #[doc(hidden)]
 #[allow(non_snake_case)]
 pub struct __WorldStorages {
-    c0: ::ecs::__private::Checked<::ecs::__private::Contiguous<Position>>,
-    c1: ::ecs::__private::Checked<::ecs::__private::Contiguous<Velocity>>,
-    c2: ::ecs::__private::Checked<::ecs::__private::SparseSetStorage<Life>>,
+    c0: ::ecs::__private::Contiguous<Position>,
+    c1: ::ecs::__private::Contiguous<Velocity>,
+    c2: ::ecs::__private::SparseSetStorage<Life>,
 }
+unsafe impl ::core::marker::Send for __WorldStorages {}
+unsafe impl ::core::marker::Sync for __WorldStorages {}
 unsafe impl ::ecs::__private::Component<World> for Position {
     const INDEX: usize = 0usize;
     const NAME: &'static str = "Position";
     type Column = ::ecs::__private::Contiguous<Position>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        storages.c0.get()
+        &storages.c0
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        storages.c0.get_mut()
+        &mut storages.c0
     }
 }
 unsafe impl ::ecs::__private::Component<World> for Velocity {
@@ -271,11 +273,11 @@ unsafe impl ::ecs::__private::Component<World> for Velocity {
     type Column = ::ecs::__private::Contiguous<Velocity>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        storages.c1.get()
+        &storages.c1
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        storages.c1.get_mut()
+        &mut storages.c1
     }
 }
 unsafe impl ::ecs::__private::Component<World> for Life {
@@ -284,11 +286,11 @@ unsafe impl ::ecs::__private::Component<World> for Life {
     type Column = ::ecs::__private::SparseSetStorage<Life>;
     #[inline(always)]
     fn column(storages: &__WorldStorages) -> &Self::Column {
-        storages.c2.get()
+        &storages.c2
     }
     #[inline(always)]
     fn column_mut(storages: &mut __WorldStorages) -> &mut Self::Column {
-        storages.c2.get_mut()
+        &mut storages.c2
     }
 }
 ///The state of every system of [`World`], given to [`World::with_systems`].
