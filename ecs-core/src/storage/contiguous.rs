@@ -484,6 +484,11 @@ mod tests {
     }
 
     #[test]
+    fn insert_new_drops_a_replaced_value_once() {
+        super::super::tests::insert_new_drops_replaced(Contiguous::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
     fn fixed_never_reallocates() {
         let mut c = Contiguous::<u32>::new(EntityLimit::Fixed(64));
         let base = c.cells.slots.base();

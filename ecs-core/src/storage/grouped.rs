@@ -445,6 +445,34 @@ where
         }
     }
 
+    // `insert` without handing back a value, as `SparseSetStorage`'s.
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: Self::Item) {
+        let g = &mut self.0;
+        let i = id.index();
+        if i >= g.slots.len() {
+            g.grow_for(i);
+        }
+        let was = set_bit(&mut g.masks, i, 1 << I);
+        // SAFETY: as in `insert`.
+        let member = unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(i))) }.cast::<Self::Item>();
+        if was {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): replaced, the old value dropped at the end of the
+            // block, once the member holds the new one.
+            // SAFETY: as in `insert`: the bit was set, so the member is
+            // initialised; moved out, then the new value in, nothing
+            // unwinding between.
+            let _old = unsafe { member.read() };
+            // SAFETY: as above.
+            unsafe { member.write(value) };
+        } else {
+            // SAFETY: as in `insert`: the member's field of a live cell,
+            // holding no value.
+            unsafe { member.write(value) };
+        }
+    }
+
     fn remove(&mut self, id: EntityId) -> Option<Self::Item> {
         let g = &mut self.0;
         if !g.has(id, I) {
@@ -578,6 +606,13 @@ mod tests {
     fn contract_of_each_member() {
         super::super::tests::exercise(GroupColumn::<(u64, u8), 0>::new(EntityLimit::Fixed(200)));
         super::super::tests::exercise(GroupColumn::<(u8, u64, u16), 1>::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
+    }
+
+    #[test]
+    fn insert_new_drops_a_replaced_value_once() {
+        super::super::tests::insert_new_drops_replaced(GroupColumn::<(u8, Arc<()>), 1>::new(EntityLimit::Dynamic {
             initial: 0,
         }));
     }

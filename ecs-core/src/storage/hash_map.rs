@@ -197,6 +197,20 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         }
     }
 
+    // `insert` without handing back a value, as `SparseSetStorage`'s.
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        self.values.reserve_one();
+        match self.ids.find_or_claim(id) {
+            // Not new after all: replaced, the old value dropped at the end
+            // of the arm, once the column holds the new one.
+            Ok(p) => {
+                let _old = self.values.replace(p, value);
+            }
+            Err(_) => self.values.push(value),
+        }
+    }
+
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.ids.swap_remove(id)?;
         // SAFETY: `p` was a stored id's packed index, below `values.len()`
@@ -296,6 +310,11 @@ mod tests {
     fn contract() {
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Fixed(10)));
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn insert_new_drops_a_replaced_value_once() {
+        super::super::tests::insert_new_drops_replaced(HashMapStorage::new(EntityLimit::Dynamic { initial: 0 }));
     }
 
     /// Removal packs the values (the last moves into the hole), relocation

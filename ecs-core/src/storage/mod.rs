@@ -484,5 +484,37 @@ pub(crate) mod tests {
         assert_eq!(c.get(EntityId(42)), Some(&421));
         assert_eq!(c.get(EntityId(100)), Some(&71));
         assert_eq!(c.get(EntityId(3)), Some(&33));
+        // `insert_new` stores for an id without a value (one past every
+        // slot so far too: growth) as `insert` does, and replaces a value
+        // the id holds after all.
+        c.insert_new(EntityId(7), 77);
+        c.insert_new(EntityId(150), 9);
+        c.insert_new(EntityId(3), 34);
+        assert_eq!(c.get(EntityId(7)), Some(&77));
+        assert_eq!(c.get(EntityId(150)), Some(&9));
+        assert_eq!(c.get(EntityId(3)), Some(&34));
+        assert_eq!(c.get(EntityId(42)), Some(&421));
+        assert_eq!(c.remove(EntityId(3)), Some(34));
+        assert_eq!(c.get(EntityId(150)), Some(&9));
+        assert_eq!(c.get(EntityId(7)), Some(&77));
+    }
+
+    /// `insert_new` onto an id that holds a value (an unclaimed one, left
+    /// by a spawn that panicked) drops the old value once, keeps the new
+    /// one, and the column drops that one once.
+    pub(crate) fn insert_new_drops_replaced<C: Column<Item = std::sync::Arc<()>>>(mut c: C) {
+        let (old, new) = (std::sync::Arc::new(()), std::sync::Arc::new(()));
+        c.insert_new(EntityId(4), old.clone());
+        c.insert_new(EntityId(1), old.clone());
+        assert_eq!(std::sync::Arc::strong_count(&old), 3);
+        c.insert_new(EntityId(4), new.clone());
+        assert_eq!(std::sync::Arc::strong_count(&old), 2);
+        assert!(std::sync::Arc::ptr_eq(c.get(EntityId(4)).unwrap(), &new));
+        assert!(std::sync::Arc::ptr_eq(c.get(EntityId(1)).unwrap(), &old));
+        drop(c);
+        assert_eq!(
+            (std::sync::Arc::strong_count(&old), std::sync::Arc::strong_count(&new)),
+            (1, 1)
+        );
     }
 }

@@ -184,6 +184,24 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         None
     }
 
+    // `insert` without handing back a value: a spawned component's store
+    // (the default's `insert` was compiled for every `sparse_set`
+    // component spawned, with its `Option<T>` and drop flags, for this
+    // alone).
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        if let Some(p) = self.slot(id) {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): replaced, the old value dropped at the end of the
+            // block, once the column holds the new one.
+            let _old = self.values.replace(p, value);
+            return;
+        }
+        let at = self.values.len() as u32;
+        self.values.push(value);
+        ids::claim(&mut self.owners, &mut self.index, id, at);
+    }
+
     fn remove(&mut self, id: EntityId) -> Option<T> {
         let p = self.slot(id)?;
         // SAFETY: a stored id's packed index is below `values.len()` (the
@@ -294,6 +312,11 @@ mod tests {
     fn contract_fixed_and_dynamic() {
         super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Fixed(200)));
         super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn insert_new_drops_a_replaced_value_once() {
+        super::super::tests::insert_new_drops_replaced(SparseSetStorage::new(EntityLimit::Dynamic { initial: 0 }));
     }
 
     #[test]

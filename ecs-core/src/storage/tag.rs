@@ -90,6 +90,17 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         }
     }
 
+    // `insert` without handing back a value, as `SparseSetStorage`'s: the
+    // value moved in (occupying no memory), its bit set. A value already
+    // held (an unclaimed one, left by a spawn that panicked) is leaked, as
+    // the contract allows: for a zero-sized type, its `Drop` not run.
+    #[inline]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        let () = Self::ZERO_SIZED;
+        core::mem::forget(value);
+        self.present.insert(id.index());
+    }
+
     fn remove(&mut self, id: EntityId) -> Option<T> {
         if self.present.remove(id.index()) {
             // SAFETY: as in `insert`: moves out the zero-sized value held.
@@ -226,5 +237,32 @@ mod tests {
             assert!(t.remove(EntityId(3)).is_none());
         }
         assert_eq!(DROPS.load(Ordering::SeqCst), 3, "the storage drops what it holds");
+    }
+
+    /// `insert_new` sets the bit of an id without one; onto an id that has
+    /// one it leaks a value (as the contract allows): the tag is held once,
+    /// and dropped once with the storage.
+    #[test]
+    fn insert_new_sets_the_bit_and_leaks_a_replaced_value() {
+        static NEW_DROPS: AtomicUsize = AtomicUsize::new(0);
+        struct Counted;
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                NEW_DROPS.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        {
+            let mut t = Tag::<Counted>::new(EntityLimit::Dynamic { initial: 0 });
+            t.insert_new(EntityId(5), Counted);
+            t.insert_new(EntityId(90), Counted);
+            assert!(t.contains(EntityId(5)) && t.contains(EntityId(90)) && !t.contains(EntityId(6)));
+            t.insert_new(EntityId(5), Counted);
+            assert_eq!(NEW_DROPS.load(Ordering::SeqCst), 0);
+        }
+        assert_eq!(
+            NEW_DROPS.load(Ordering::SeqCst),
+            2,
+            "one value per id held, dropped with the storage"
+        );
     }
 }
