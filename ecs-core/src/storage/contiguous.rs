@@ -249,7 +249,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let (slot, held) = self.cells.claim(id.index(), size_of::<T>());
-        let slot = slot.cast::<T>().as_ptr();
+        let slot = slot.as_ptr() as *mut T;
         if held {
             // SAFETY: the presence bit was set, so the slot (of `T`'s
             // layout) is initialised; `&mut self` excludes other access. The
@@ -271,7 +271,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         let (slot, held) = self.cells.claim(id.index(), size_of::<T>());
-        let slot = slot.cast::<T>().as_ptr();
+        let slot = slot.as_ptr() as *mut T;
         if held {
             // Not new after all: replace the old value, dropped at the end of
             // the block, once the slot holds the new one (a panicking `drop`
@@ -289,7 +289,9 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
     // Always inlined: a call of the untyped core.
     #[inline(always)]
     fn prepare_fill(&mut self, ids: Range<usize>) -> Option<NonNull<T>> {
-        Some(self.cells.prepare_fill(ids, size_of::<T>()).cast::<T>())
+        let base = self.cells.prepare_fill(ids, size_of::<T>());
+        // SAFETY: as in `base`: the same pointer, as `T`.
+        Some(unsafe { core::mem::transmute::<NonNull<u8>, NonNull<T>>(base) })
     }
 
     unsafe fn fill(&mut self, ids: Range<usize>) {
@@ -468,7 +470,10 @@ impl<T> Contiguous<T> {
     /// `&self` is allowed.
     #[inline]
     fn base(&self) -> NonNull<T> {
-        self.cells.slots.base().cast::<T>()
+        // SAFETY: the same non-null pointer, as `T` (sized): what
+        // `NonNull::cast` does, which a debug build compiled as one more
+        // function per component type (as `prepare_fill`'s below).
+        unsafe { core::mem::transmute::<NonNull<u8>, NonNull<T>>(self.cells.slots.base()) }
     }
 }
 

@@ -199,7 +199,10 @@ impl<T> Packed<T> {
     /// writing through it under `&self` is allowed.
     #[inline(always)]
     pub(crate) fn base(&self) -> NonNull<T> {
-        self.raw.slots.base().cast::<T>()
+        // SAFETY: the same non-null pointer, as `T` (sized): what
+        // `NonNull::cast` does, which a debug build compiled as one more
+        // function per component type.
+        unsafe { core::mem::transmute::<NonNull<u8>, NonNull<T>>(self.raw.slots.base()) }
     }
 
     /// Value `p`, or `None` past the end. (An `if`, not `bool::then` and
@@ -223,7 +226,7 @@ impl<T> Packed<T> {
     pub(super) fn get_mut(&mut self, p: usize) -> &mut T {
         // SAFETY: value `p` is initialised and in the buffer (`value`
         // checked `p < len`), a `T`; `&mut self` excludes other access.
-        unsafe { &mut *self.raw.value(p, size_of::<T>()).cast::<T>().as_ptr() }
+        unsafe { &mut *(self.raw.value(p, size_of::<T>()).as_ptr() as *mut T) }
     }
 
     /// Puts `value` in place of value `p`, returning the old one (read and
@@ -237,7 +240,7 @@ impl<T> Packed<T> {
     // per component type (44 at 64 components / 32 systems).
     #[inline(always)]
     pub(super) fn replace(&mut self, p: usize, value: T) -> T {
-        let slot = self.raw.value(p, size_of::<T>()).cast::<T>().as_ptr();
+        let slot = self.raw.value(p, size_of::<T>()).as_ptr() as *mut T;
         // SAFETY: value `p` is initialised and in the buffer (`value`
         // checked `p < len`), a `T`; `&mut self` excludes other access. The
         // old value is moved out and the new one in, nothing unwinding
@@ -262,7 +265,7 @@ impl<T> Packed<T> {
         // SAFETY: slot `len`, in the buffer (`next_slot` made room),
         // aligned for `T` (slot `len` of `T`'s layout), and holding no value
         // to overwrite; counted once written.
-        unsafe { slot.cast::<T>().write(value) };
+        unsafe { (slot.as_ptr() as *mut T).write(value) };
         self.raw.len += 1;
     }
 
