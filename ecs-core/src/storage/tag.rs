@@ -52,10 +52,20 @@ impl<T> Tag<T> {
     );
 
     /// A pointer to "the" value: any aligned non-null pointer is valid for a
-    /// zero-sized type.
-    #[inline]
-    fn dangling() -> NonNull<T> {
-        NonNull::dangling()
+    /// zero-sized type. A constant: `NonNull::dangling` called was one
+    /// function per tag type in a debug build (and a function of `Tag`
+    /// calling it another).
+    const DANGLING: NonNull<T> = NonNull::dangling();
+
+    /// Moves `value` in: it occupies no memory, so this only makes sure
+    /// it is not dropped. A type without drop glue (a unit struct without
+    /// a `Drop` impl, most tags) is not even forgotten: `mem::forget` was
+    /// one function per tag type in a debug build, for nothing.
+    #[inline(always)]
+    fn keep(value: T) {
+        if const { core::mem::needs_drop::<T>() } {
+            core::mem::forget(value);
+        }
     }
 }
 
@@ -79,12 +89,11 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
 
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let () = Self::ZERO_SIZED;
-        // The value is moved into the storage: it occupies no memory.
-        core::mem::forget(value);
+        Self::keep(value);
         if self.present.insert(id.index()) {
             // SAFETY: a value of a zero-sized type was held for this id;
             // reading it from a dangling pointer moves it out (no bytes read).
-            Some(unsafe { Self::dangling().as_ptr().read() })
+            Some(unsafe { Self::DANGLING.as_ptr().read() })
         } else {
             None
         }
@@ -97,14 +106,14 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         let () = Self::ZERO_SIZED;
-        core::mem::forget(value);
+        Self::keep(value);
         self.present.insert(id.index());
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
         if self.present.remove(id.index()) {
             // SAFETY: as in `insert`: moves out the zero-sized value held.
-            Some(unsafe { Self::dangling().as_ptr().read() })
+            Some(unsafe { Self::DANGLING.as_ptr().read() })
         } else {
             None
         }
@@ -128,7 +137,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
             drop_each(self.present.drain(ids), |_| {
                 // SAFETY: one zero-sized value was held for the id, whose
                 // bit is clear now: it is dropped once, here.
-                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
+                unsafe { core::ptr::drop_in_place(Self::DANGLING.as_ptr()) }
             });
         } else {
             self.present.remove_range(ids);
@@ -156,18 +165,28 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[inline]
     fn get(&self, id: EntityId) -> Option<&T> {
         // SAFETY: a zero-sized value is held; a dangling pointer is valid for it.
-        self.contains(id).then(|| unsafe { Self::dangling().as_ref() })
+        self.contains(id).then(|| unsafe { Self::DANGLING.as_ref() })
     }
 
     #[inline]
     fn get_mut(&mut self, id: EntityId) -> Option<&mut T> {
-        // SAFETY: as in `get`; zero-sized references never alias any bytes.
-        self.contains(id).then(|| unsafe { Self::dangling().as_mut() })
+        self.contains(id).then(|| {
+            let mut value = Self::DANGLING;
+            // SAFETY: as in `get`; zero-sized references never alias any
+            // bytes.
+            unsafe { value.as_mut() }
+        })
     }
 
     #[inline]
     fn get_ptr(&self, id: EntityId) -> Option<NonNull<T>> {
-        self.contains(id).then(Self::dangling)
+        // An `if`, not `bool::then`: one function fewer per tag type in a
+        // debug build.
+        if self.contains(id) {
+            Some(Self::DANGLING)
+        } else {
+            None
+        }
     }
 
     /// Nothing: every value is at the same dangling address.
@@ -180,7 +199,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
-        Self::dangling()
+        Self::DANGLING
     }
 }
 
@@ -192,7 +211,7 @@ impl<T> Drop for Tag<T> {
                 // SAFETY: one zero-sized value is held per set bit; each is
                 // dropped once here (the storage is not used after its
                 // `drop`).
-                unsafe { core::ptr::drop_in_place(Self::dangling().as_ptr()) }
+                unsafe { core::ptr::drop_in_place(Self::DANGLING.as_ptr()) }
             });
         }
     }
