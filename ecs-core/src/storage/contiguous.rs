@@ -99,6 +99,31 @@ impl Cells {
         (slot, self.present.insert(i))
     }
 
+    /// Slot `i` for the value of an id known to have none
+    /// ([`Column::insert_new`]), grown for, its bit set. Should `i` hold a
+    /// value after all (an unclaimed one, left by a spawn that panicked),
+    /// that value is dropped first, out of line: a panicking `drop` leaves
+    /// `i` without a value. The caller writes the value: the typed shell is
+    /// then one call and a write, where it had the old value's read, write
+    /// and drop compiled per component type.
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn claim_new(&mut self, i: usize, size: usize) -> NonNull<u8> {
+        let (slot, held) = self.claim(i, size);
+        if held {
+            self.drop_unclaimed(i);
+        }
+        slot
+    }
+
+    /// [`claim_new`](Self::claim_new)'s slot `i` that held a value: drops
+    /// it (clearing the bit, then setting it again for the caller's value).
+    #[cold]
+    #[inline(never)]
+    fn drop_unclaimed(&mut self, i: usize) {
+        self.discard(i);
+        self.present.insert(i);
+    }
+
     /// [`Column::prepare_fill`] for slots of `size` bytes: the slot of
     /// `ids.start`, the slots of `ids` grown for and holding no value.
     fn prepare_fill(&mut self, ids: Range<usize>, size: usize) -> NonNull<u8> {
@@ -270,20 +295,10 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
 
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
-        let (slot, held) = self.cells.claim(id.index(), size_of::<T>());
-        let slot = slot.as_ptr() as *mut T;
-        if held {
-            // Not new after all: replace the old value, dropped at the end of
-            // the block, once the slot holds the new one (a panicking `drop`
-            // finds the column consistent).
-            // SAFETY: as in `insert`.
-            let _old = unsafe { slot.read() };
-            // SAFETY: as in `insert`.
-            unsafe { slot.write(value) };
-        } else {
-            // SAFETY: in the buffer and aligned; it held no value.
-            unsafe { slot.write(value) };
-        }
+        let slot = self.cells.claim_new(id.index(), size_of::<T>()).as_ptr() as *mut T;
+        // SAFETY: in the buffer and aligned (a slot of `T`'s layout); it
+        // holds no value (`claim_new` dropped any), and its bit is set.
+        unsafe { slot.write(value) };
     }
 
     // Always inlined: a call of the untyped core.
@@ -486,6 +501,11 @@ mod tests {
     fn contract_fixed_and_dynamic() {
         super::super::tests::exercise(Contiguous::<u64>::new(EntityLimit::Fixed(200)));
         super::super::tests::exercise(Contiguous::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn insert_new_over_a_panicking_value() {
+        super::super::tests::insert_new_over_a_panicking_value(Contiguous::new(EntityLimit::Dynamic { initial: 0 }));
     }
 
     #[test]

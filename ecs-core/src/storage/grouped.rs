@@ -458,19 +458,18 @@ where
         let member = unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(i))) }.cast::<Self::Item>();
         if was {
             // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): replaced, the old value dropped at the end of the
-            // block, once the member holds the new one.
+            // panicked): dropped in place, its bit cleared meanwhile (a
+            // panicking `drop` leaves the member without a value), rather
+            // than read out and dropped by typed code.
+            g.masks[i] &= !(1 << I);
             // SAFETY: as in `insert`: the bit was set, so the member is
-            // initialised; moved out, then the new value in, nothing
-            // unwinding between.
-            let _old = unsafe { member.read() };
-            // SAFETY: as above.
-            unsafe { member.write(value) };
-        } else {
-            // SAFETY: as in `insert`: the member's field of a live cell,
-            // holding no value.
-            unsafe { member.write(value) };
+            // initialised; it is dropped once, its bit clear.
+            unsafe { core::ptr::drop_in_place(member) };
+            g.masks[i] |= 1 << I;
         }
+        // SAFETY: as in `insert`: the member's field of a live cell, holding
+        // no value (any was dropped above).
+        unsafe { member.write(value) };
     }
 
     fn remove(&mut self, id: EntityId) -> Option<Self::Item> {
@@ -608,6 +607,13 @@ mod tests {
         super::super::tests::exercise(GroupColumn::<(u8, u64, u16), 1>::new(EntityLimit::Dynamic {
             initial: 0,
         }));
+    }
+
+    #[test]
+    fn insert_new_over_a_panicking_value() {
+        super::super::tests::insert_new_over_a_panicking_value(GroupColumn::<(u8, super::super::tests::Bomb), 1>::new(
+            EntityLimit::Dynamic { initial: 0 },
+        ));
     }
 
     #[test]

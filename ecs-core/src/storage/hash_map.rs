@@ -201,14 +201,15 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
         self.values.reserve_one();
-        match self.ids.find_or_claim(id) {
-            // Not new after all: replaced, the old value dropped at the end
-            // of the arm, once the column holds the new one.
-            Ok(p) => {
-                let _old = self.values.replace(p, value);
-            }
-            Err(_) => self.values.push(value),
+        if self.ids.find_or_claim(id).is_ok() {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): the old value is discarded through the untyped
+            // core (the map first: a panicking `drop` leaves the column
+            // without it), then `id` claims the next packed index.
+            self.discard(id);
+            let _ = self.ids.find_or_claim(id);
         }
+        self.values.push(value);
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
@@ -310,6 +311,13 @@ mod tests {
     fn contract() {
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Fixed(10)));
         super::super::tests::exercise(HashMapStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn insert_new_over_a_panicking_value() {
+        super::super::tests::insert_new_over_a_panicking_value(HashMapStorage::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
     }
 
     #[test]

@@ -499,6 +499,44 @@ pub(crate) mod tests {
         assert_eq!(c.get(EntityId(7)), Some(&77));
     }
 
+    /// A value counting its drops, whose `drop` panics when `panics` is set.
+    pub(crate) struct Bomb {
+        pub(crate) panics: bool,
+        pub(crate) drops: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.drops.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if self.panics {
+                panic!("a value's drop panics");
+            }
+        }
+    }
+
+    /// `insert_new` onto an id whose value (an unclaimed one) panics when
+    /// dropped: the old value is dropped once, the new one by the
+    /// unwinding, and the id is left without a value; the other ids keep
+    /// theirs, and the column drops them once.
+    pub(crate) fn insert_new_over_a_panicking_value<C: Column<Item = Bomb>>(mut c: C) {
+        let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let bomb = |panics| Bomb {
+            panics,
+            drops: drops.clone(),
+        };
+        c.insert_new(EntityId(5), bomb(false));
+        c.insert_new(EntityId(2), bomb(true));
+        c.insert_new(EntityId(9), bomb(false));
+        let new = bomb(false);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.insert_new(EntityId(2), new)));
+        assert!(caught.is_err());
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert!(!c.contains(EntityId(2)) && c.get(EntityId(2)).is_none());
+        assert!(c.contains(EntityId(5)) && c.contains(EntityId(9)));
+        drop(c);
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 4);
+    }
+
     /// `insert_new` onto an id that holds a value (an unclaimed one, left
     /// by a spawn that panicked) drops the old value once, keeps the new
     /// one, and the column drops that one once.

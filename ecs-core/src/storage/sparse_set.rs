@@ -190,12 +190,12 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     // alone).
     #[inline]
     fn insert_new(&mut self, id: EntityId, value: T) {
-        if let Some(p) = self.slot(id) {
+        if self.slot(id).is_some() {
             // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): replaced, the old value dropped at the end of the
-            // block, once the column holds the new one.
-            let _old = self.values.replace(p, value);
-            return;
+            // panicked): the old value is discarded first, through the
+            // untyped core (the map first: a panicking `drop` leaves the
+            // column without it), rather than replaced by typed code.
+            self.discard(id);
         }
         let at = self.values.len() as u32;
         self.values.push(value);
@@ -312,6 +312,13 @@ mod tests {
     fn contract_fixed_and_dynamic() {
         super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Fixed(200)));
         super::super::tests::exercise(SparseSetStorage::<u64>::new(EntityLimit::Dynamic { initial: 0 }));
+    }
+
+    #[test]
+    fn insert_new_over_a_panicking_value() {
+        super::super::tests::insert_new_over_a_panicking_value(SparseSetStorage::new(EntityLimit::Dynamic {
+            initial: 0,
+        }));
     }
 
     #[test]
