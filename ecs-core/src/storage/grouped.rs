@@ -6,11 +6,14 @@
 //! may write one member of an entity while another reads a different member.
 
 use super::drops::drop_each;
+use super::slots::Slots;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
+use core::alloc::Layout;
 use core::cell::UnsafeCell;
+use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::{addr_of_mut, NonNull};
 
@@ -166,9 +169,16 @@ unsafe fn move_member(from: *mut u8, to: *mut u8, size: usize, masks: &mut [u8],
 
 /// One buffer of tuples for a group of components.
 ///
-/// Invariants: `masks[id]` has bit `i` set exactly when member `i` of
-/// `slots[id]` is initialised; `slots.len() == masks.len()`; with a fixed
-/// limit both were sized for the limit at creation and never reallocate.
+/// Invariants: `slots` has `G::Slots`' layout; `masks[id]` has bit `i` set
+/// exactly when member `i` of slot `id` is initialised; `slots.len() ==
+/// masks.len()`; with a fixed limit both were sized for the limit at
+/// creation and never reallocate.
+///
+/// The tuples live in the untyped buffer of the other storages (`Slots`),
+/// not a `Vec<UnsafeCell<G::Slots>>`: the `Vec`'s growth, drop and type
+/// tree (`Vec`, `RawVec`, `UnsafeCell`, the tuple of `MaybeUninit`s, each
+/// member's `ManuallyDrop` and `MaybeDangling`) were compiled, and
+/// described in every codegen unit of a debug build, for every group.
 ///
 /// A declaration's `(A, B): grouped;` stores `A` and `B` in one `Grouped<(A,
 /// B)>`, each reached as a [`GroupColumn`]:
@@ -193,8 +203,12 @@ unsafe fn move_member(from: *mut u8, to: *mut u8, size: usize, masks: &mut [u8],
 /// });
 /// ```
 pub struct Grouped<G: Group> {
-    slots: Vec<UnsafeCell<G::Slots>>,
+    slots: Slots,
     masks: Vec<u8>,
+    /// The storage owns `G`'s members, and is invariant in `G` as the
+    /// `UnsafeCell`s it stands for (members written through a shared
+    /// borrow) would make it.
+    _values: PhantomData<UnsafeCell<G>>,
 }
 
 // SAFETY: every member value a `Grouped<G>` ever holds is of a `Send + Sync`
@@ -243,24 +257,34 @@ impl<G: Group> Grouped<G> {
     /// Crate-private: each caller makes sure that every member the storage
     /// will hold is `Send + Sync` (see `Grouped`'s `Send` impl).
     pub(crate) fn new_unchecked(limit: EntityLimit) -> Self {
-        let mut s = Self {
-            slots: Vec::new(),
-            masks: Vec::new(),
-        };
-        s.grow_to(limit.initial_capacity());
-        s
+        let len = limit.initial_capacity();
+        Self {
+            // A constant, as in `Contiguous::new`.
+            slots: Slots::new(const { Layout::new::<G::Slots>() }, len),
+            masks: vec![0; len],
+            _values: PhantomData,
+        }
     }
 
     fn grow_to(&mut self, len: usize) {
         if len > self.slots.len() {
-            self.slots.reserve_exact(len - self.slots.len());
-            // SAFETY: the capacity is at least `len` (reserved above), and
-            // uninitialised slots are valid ones: every field of `G::Slots`
-            // is a `MaybeUninit` (`Group`'s contract). Not `resize_with`,
-            // whose iterator code would be compiled for every group.
-            unsafe { self.slots.set_len(len) };
+            // The new slots are uninitialised, their members' bits clear.
+            self.slots.grow_to(len);
             self.masks.resize(len, 0);
         }
+    }
+
+    /// Slot `i`: a raw pointer into the buffer (never a reference), so that
+    /// members are written under a shared borrow and one member's pointer
+    /// never covers another's.
+    ///
+    /// # Safety
+    /// `i < slots.len()`.
+    #[inline(always)]
+    unsafe fn slot(&self, i: usize) -> *mut G::Slots {
+        // SAFETY: `i < slots.len()` (the caller's contract): an in-bounds
+        // offset of slots of `G::Slots`' layout (the invariant).
+        unsafe { (self.slots.base().as_ptr() as *mut G::Slots).add(i) }
     }
 
     /// The column of member `I`.
@@ -357,7 +381,7 @@ impl<G: Group> Drop for Grouped<G> {
         if const { !core::mem::needs_drop::<G>() } {
             return;
         }
-        let Self { slots, masks } = self;
+        let Self { masks, .. } = &*self;
         // Every member of every id, one at a time, so that a panicking
         // `drop` stops no other (not even the next member of its tuple).
         let members = masks.iter().enumerate().flat_map(|(i, &mask)| {
@@ -369,10 +393,10 @@ impl<G: Group> Drop for Grouped<G> {
             })
         });
         drop_each(members, |(i, bit)| {
-            // SAFETY: the mask names exactly the initialised members, and
-            // each member is yielded (and dropped) once; the storage is not
-            // used after its `drop`.
-            unsafe { G::drop_members(slots[i].get_mut(), bit) }
+            // SAFETY: `i < masks.len() == slots.len()`; the mask names
+            // exactly the initialised members, and each member is yielded
+            // (and dropped) once; the storage is not used after its `drop`.
+            unsafe { G::drop_members(self.slot(i), bit) }
         });
     }
 }
@@ -407,8 +431,8 @@ where
 }
 
 // SAFETY: the member's mask bit tracks its initialisation; each id has its own
-// tuple inside an `UnsafeCell`, and members are disjoint fields reached
-// through raw pointers only; the buffer moves only in `insert` (`&mut self`).
+// tuple in the buffer, and members are disjoint fields reached through raw
+// pointers only; the buffer moves only in `insert` (`&mut self`).
 // Only member `I` is required to be `Send + Sync`: a member that is not fails
 // in its own component's impl, and the others' columns still type-check.
 unsafe impl<G: Member<I>, const I: usize> Column for GroupColumn<G, I>
@@ -424,9 +448,9 @@ where
             g.grow_for(i);
         }
         let was = set_bit(&mut g.masks, i, 1 << I);
-        // SAFETY: `i < slots.len()` (grown above): the cell is live, and
+        // SAFETY: `i < slots.len()` (grown above): the slot is live, and
         // exclusively borrowed; `project` creates no reference.
-        let member = unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(i))) }.cast::<Self::Item>();
+        let member = unsafe { G::project(g.slot(i)) }.cast::<Self::Item>();
         if was {
             // SAFETY: the bit was set, so the member is initialised; the old
             // value is moved out and the new one in, nothing unwinding
@@ -455,7 +479,7 @@ where
         }
         let was = set_bit(&mut g.masks, i, 1 << I);
         // SAFETY: as in `insert`.
-        let member = unsafe { G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(i))) }.cast::<Self::Item>();
+        let member = unsafe { G::project(g.slot(i)) }.cast::<Self::Item>();
         // A value that needs no drop is simply overwritten: for those (most
         // components) the branch is not compiled (it cost an optimised
         // spawn 10 instructions per member, callgrind).
@@ -484,11 +508,7 @@ where
         // SAFETY: the bit was set, so `id < slots.len()` (the cell is live)
         // and the member is initialised; it was cleared first, so it is not
         // read again before being rewritten.
-        Some(unsafe {
-            G::project(UnsafeCell::raw_get(g.slots.as_mut_ptr().add(id.index())))
-                .cast::<Self::Item>()
-                .read()
-        })
+        Some(unsafe { G::project(g.slot(id.index())).cast::<Self::Item>().read() })
     }
 
     // Always inlined: see `Contiguous`'s. A member that needs no drop only
@@ -518,17 +538,10 @@ where
         if t >= g.slots.len() {
             g.grow_for(t);
         }
-        let cells = g.slots.as_mut_ptr();
         // SAFETY: `f` (whose member is present) and `t` (grown above) are
-        // below `slots.len()`, so both cells are live; `raw_get` and
-        // `project` create no reference, and the two fields are distinct
-        // (`f != t`).
-        let (pf, pt) = unsafe {
-            (
-                G::project(UnsafeCell::raw_get(cells.add(f))),
-                G::project(UnsafeCell::raw_get(cells.add(t))),
-            )
-        };
+        // below `slots.len()`, so both slots are live; `project` creates
+        // no reference, and the two fields are distinct (`f != t`).
+        let (pf, pt) = unsafe { (G::project(g.slot(f)), G::project(g.slot(t))) };
         let size = core::mem::size_of::<<G as Member<I>>::Item>();
         // SAFETY: `pf` and `pt` are the member's fields in the cells of `f`
         // and `t` (distinct, live, each `size` bytes of a
@@ -561,16 +574,20 @@ where
         if !self.0.has(id, I) {
             return None;
         }
-        // SAFETY: `has` implies `id < slots.len()`: the cell is live.
-        let member = unsafe { G::project(self.0.slots[id.index()].get()) };
+        // SAFETY: `has` implies `id < slots.len()`: the slot is live.
+        let member = unsafe { G::project(self.0.slot(id.index())) };
         NonNull::new(member.cast())
     }
 
-    type Fetch = NonNull<UnsafeCell<G::Slots>>;
+    /// The buffer's first slot.
+    type Fetch = NonNull<G::Slots>;
 
     #[inline]
     fn fetch_state(&self) -> Self::Fetch {
-        NonNull::new(self.0.slots.as_ptr().cast_mut()).expect("a Vec's pointer is never null")
+        // SAFETY: the same non-null pointer, as `G::Slots` (the slots'
+        // layout): what `NonNull::cast` does, without its function per group
+        // in a debug build.
+        unsafe { core::mem::transmute::<NonNull<u8>, NonNull<G::Slots>>(self.0.slots.base()) }
     }
 
     // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
@@ -579,9 +596,9 @@ where
     unsafe fn fetch(base: Self::Fetch, id: EntityId) -> NonNull<Self::Item> {
         // SAFETY: the caller guarantees `base` is this buffer's, still live,
         // and that member `I` of `id` is present, so `id` is in bounds.
-        let cell = unsafe { base.add(id.index()) };
-        // SAFETY: the cell is live; `raw_get` and `project` create no reference.
-        let member = unsafe { G::project(UnsafeCell::raw_get(cell.as_ptr())) };
+        let slot = unsafe { base.add(id.index()) };
+        // SAFETY: the slot is live; `project` creates no reference.
+        let member = unsafe { G::project(slot.as_ptr()) };
         // SAFETY: a field address inside a live allocation is never null.
         unsafe { NonNull::new_unchecked(member.cast()) }
     }
@@ -591,9 +608,9 @@ where
         debug_assert!(self.0.has(id, I));
         // SAFETY: the caller guarantees the member is present, so `id` is in
         // bounds by the mask invariant.
-        let cell = unsafe { self.0.slots.get_unchecked(id.index()) };
-        // SAFETY: the cell is live; projecting creates no reference.
-        let member = unsafe { G::project(cell.get()) };
+        let slot = unsafe { self.0.slot(id.index()) };
+        // SAFETY: the slot is live; projecting creates no reference.
+        let member = unsafe { G::project(slot) };
         // SAFETY: a field address inside a live allocation is never null.
         unsafe { NonNull::new_unchecked(member.cast()) }
     }
