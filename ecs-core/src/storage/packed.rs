@@ -131,7 +131,7 @@ impl RawPacked {
     /// # Safety
     /// `p < len`, and `size` is the slots' size.
     #[cfg_attr(not(debug_assertions), inline)]
-    unsafe fn discard(&mut self, p: usize, size: usize) {
+    pub(super) unsafe fn discard(&mut self, p: usize, size: usize) {
         let Some(drop) = self.drop else {
             // SAFETY: `p < len` and `size` is the slots' size (the caller's
             // contract); the value needs no drop, so forgetting it drops it.
@@ -285,6 +285,13 @@ impl<T> Packed<T> {
         // out above.
         unsafe { self.raw.forget_swap(p, size_of::<T>()) };
         value
+    }
+
+    /// The untyped array, for the storages' cold paths (compiled once, not
+    /// per component type).
+    #[inline(always)]
+    pub(super) fn raw_mut(&mut self) -> &mut RawPacked {
+        &mut self.raw
     }
 
     /// Drops value `p`, the last value moving into its place (see

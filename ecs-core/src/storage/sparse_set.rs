@@ -2,7 +2,7 @@
 //! swap-remove (the component list of seed 001).
 
 use super::drops::drop_each;
-use super::packed::Packed;
+use super::packed::{Packed, RawPacked};
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
@@ -91,6 +91,28 @@ mod ids {
         if let Some(&moved) = owners.get(p) {
             index[moved.index()] = p as u32;
         }
+    }
+
+    /// `insert_new`'s id that held a value after all (packed at `p`, in
+    /// `values` of slots of `size` bytes): its value discarded, as
+    /// `Column::discard` does. Cold, out of line and not generic: inlined
+    /// (the typed `discard`), it was compiled into every spawn of an
+    /// optimised build.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn discard_unclaimed(
+        owners: &mut Vec<EntityId>,
+        index: &mut [u32],
+        values: &mut super::RawPacked,
+        size: usize,
+        id: EntityId,
+        p: usize,
+    ) {
+        swap_remove(owners, index, id, p);
+        // SAFETY: a stored id's packed index is below the values' length
+        // (the storage's invariant), and the map no longer names it; `size`
+        // is the slots' size (the caller's `T`'s).
+        unsafe { values.discard(p, size) };
     }
 
     /// Gives the value of `from`, if any, to `to`, and the value `to` held,
@@ -188,14 +210,23 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     // (the default's `insert` was compiled for every `sparse_set`
     // component spawned, with its `Option<T>` and drop flags, for this
     // alone).
-    #[inline]
+    // Not `#[inline]`: as `insert`, left to the optimiser (with the hint,
+    // inlined into every spawn, rustc's instructions for an optimised build
+    // of `scripts/compile-cost`'s 64/32 rose by 3%).
     fn insert_new(&mut self, id: EntityId, value: T) {
-        if self.slot(id).is_some() {
+        if let Some(p) = self.slot(id) {
             // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): the old value is discarded first, through the
-            // untyped core (the map first: a panicking `drop` leaves the
-            // column without it), rather than replaced by typed code.
-            self.discard(id);
+            // panicked): the old value is discarded first, out of line and
+            // untyped (the map first: a panicking `drop` leaves the column
+            // without it), rather than replaced by typed code.
+            ids::discard_unclaimed(
+                &mut self.owners,
+                &mut self.index,
+                self.values.raw_mut(),
+                size_of::<T>(),
+                id,
+                p,
+            );
         }
         let at = self.values.len() as u32;
         self.values.push(value);
