@@ -105,7 +105,7 @@ impl<T: Send + Sync + 'static> ResourceBounds for T {}
 /// module's documentation; with `&mut` to the cell, anyone may.
 pub struct ResourceCell<T> {
     value: UnsafeCell<T>,
-    // Invariant in `T`, as `Checked`: a cell made for one `T` never becomes
+    // Invariant in `T`: a cell made for one `T` never becomes
     // one of another type (with shorter lifetimes) that `new` did not check.
     _invariant: PhantomData<fn(T) -> T>,
 }
