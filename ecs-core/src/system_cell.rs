@@ -89,7 +89,13 @@ impl<S, O, P> SystemCell<S, O, P> {
     pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>, &mut Vec<P>) {
         // SAFETY: the caller promises exclusive access for the references'
         // lifetime.
-        unsafe { (&mut *self.state.get(), &mut *self.outputs.get(), &mut *self.scratch.get()) }
+        unsafe {
+            (
+                &mut *self.state.get(),
+                &mut *self.outputs.get(),
+                &mut *self.scratch.get(),
+            )
+        }
     }
 
     /// The state and outputs, shared.
