@@ -388,15 +388,17 @@ macro_rules! tuple_query {
     ($($i:tt $Q:ident),+) => {
         // SAFETY: the tuple's accesses are its elements', which `S` has
         // the rights to.
-        // Not listed among "other types that implement `Query`" when an
-        // element's access is missing: the element's error says what to fix.
-        #[diagnostic::do_not_recommend]
+        // Without `#[diagnostic::do_not_recommend]` (which kept tuples out
+        // of the list of "other types that implement `Query`"): with the
+        // item types in `QueryCode`, an element's missing right is no longer
+        // found while normalising `Q::Item`, and with the attribute rustc
+        // then reported only that the tuple is not a query, not which
+        // element lacks which right (tests/ui/access/read_undeclared.rs).
         unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> Query<Cx, S> for ($($Q,)+) {}
 
         // SAFETY: the tuple borrows exactly what its elements borrow; the
         // caller of `fetch` rules out conflicts between them by checking
         // `ACCESS` with `is_valid`.
-        #[diagnostic::do_not_recommend]
         unsafe impl<Cx: ContextDecl, $($Q: QueryCode<Cx>),+> QueryCode<Cx> for ($($Q,)+) {
             type Item<'i> = ($($Q::Item<'i>,)+);
             type Fetch = ($($Q::Fetch,)+);
