@@ -8,13 +8,86 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::handle::{Entity, EntityId};
 use crate::pending::Pending;
 use crate::proxy::Defer;
-use crate::query::{is_valid, Query, SharedQuery};
+use crate::query::{is_valid, Query, QueryCode, SharedQuery};
 use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
+
+/// Calls `f` with the item of `Q` for each id of the run `first..first +
+/// len`, in blocks when `BLOCKS`, from each linear column's value of
+/// `first`: the body of every walk over runs (`Data::walk`'s one run, its
+/// runs under `layout: archetypes`, and its ids one at a time).
+///
+/// Expanded (as it was always inlined) in an optimised build into each of the walk's three
+/// loops, so that each is specialised (a run of one folds to a fetch, the
+/// one run keeps `run_start`'s checks); in a debug build into the walk's
+/// one loop (`next_run`). Before the debug build's loop was one, it called
+/// this function from its three loops, compiled once per walk (inlined
+/// there, each walk compiled its column accesses and the call of `f` three
+/// times: the always-inliner runs even at `opt-level = 0`). For the same
+/// reason, what it calls per run or block that is generic over the column
+/// type only (`Place::new` and `offset`, `Staged::new` and `drop`, the
+/// columns' `fetch`) is always inlined in an optimised build only: a debug
+/// build compiles it once per column type, not into every walk of every
+/// system. (`Place::ptr` and `Staged::get`, called per entity, stay always
+/// inlined: as calls they made a debug build's simple_iter system 6.7%
+/// slower (callgrind), for 46 instructions fewer.) For
+/// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
+/// after the O0 pipeline went 117 076 → 113 946 instructions with the
+/// call in each of three loops (eleventh round), and 101 919 → 98 525 with
+/// the one loop inlining it (thirteenth: COMPILE_COST.md).
+///
+/// A macro, expanded in `Data::walk`, rather than an always-inlined
+/// function: as a function it was one more item per linear walk for rustc
+/// to collect, compile to IR and inline (32 of the 4 507 at 64/32,
+/// `-Zprint-mono-items`), for the same code after inlining.
+///
+/// # Safety
+/// Expanded only where the unsafe blocks inside may rely on
+/// `Data::walk`'s guarantees for each id of the run: each is one of the
+/// subtask's entities and holds every component `Q` borrows, `fetch` is
+/// `Q::init` of the context's storages, and `f` gets each item for one
+/// call.
+macro_rules! walk_run {
+    ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:ident) => {{
+        let (first, len): (u32, usize) = ($first, $len);
+        // SAFETY: `first` is one of the subtask's entities (the expansion
+        // site's guarantee).
+        let place = unsafe { <$Q as QueryCode<Cx>>::run($fetch, EntityId(first)) };
+        // Blocks first, when asked for, so that the compiler may vectorise
+        // `f` across a block (see `block`): the first `done` entities go in
+        // blocks, the rest one by one below. (`BLOCKS` is a constant: a
+        // walk one entity at a time generates no block code.)
+        let done = if $BLOCKS {
+            // SAFETY: the expansion site's guarantees, for the ids
+            // `first..first + len`.
+            unsafe { walk_blocks::<Cx, S, $Q>($view, &place, len, &mut $f) }
+        } else {
+            0
+        };
+        // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+        // code was inlined into every walk before LLVM saw it. One loop per
+        // way of reaching the values, each with `f` inside (`call` is always
+        // inlined, and `f` is called from it alone): one loop testing the
+        // way per entity was not unswitched when `f` was large, and kept the
+        // test's flag, the columns' places and its counter on the stack
+        // (particles' spatial partition: 6 loads from the stack per entity).
+        // A `while`, not `for k in done..len`: in a debug build the range's
+        // `into_iter` and `next` were two calls in every walk (the same
+        // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
+        let mut k = done;
+        while k < len {
+            // SAFETY: `first + k` is in the run, and the ids before it are
+            // the subtask's too (the expansion site's guarantee).
+            let item = unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) };
+            $f.visit($view, item);
+            k += 1;
+        }
+    }};
+}
 
 /// What a subtask of system `S` may do besides iterating its own entities:
 /// read-only access to any entity, its output, kills, deferred operations, and
@@ -421,7 +494,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                     }
                     // SAFETY: the ids `first..first + len` are the next
                     // `len` of the subtask's ids (`next_run`); see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, first, len, &mut f) };
+                    walk_run!(Q, BLOCKS, view, fetch, first, len, f);
                 }
             }
             // An optimised build, one loop per way the ids lie, each
@@ -442,7 +515,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                     if !ids.is_empty() {
                         // SAFETY: the ids `start..start + ids.len()` are `ids`
                         // (run invariant), all the subtask's; see above.
-                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, start, ids.len(), &mut f) };
+                        walk_run!(Q, BLOCKS, view, fetch, start, ids.len(), f);
                     }
                     return;
                 }
@@ -456,7 +529,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                         // SAFETY: the ids `rest[0]..rest[0] + len` are
                         // `rest[..len]` (`run_len`), all the subtask's; see
                         // above.
-                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, rest[0].0, len, &mut f) };
+                        walk_run!(Q, BLOCKS, view, fetch, rest[0].0, len, f);
                         s += len;
                     }
                     return;
@@ -467,7 +540,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
                 for k in 0..ids.len() {
                     // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
                     // subtask's ids; see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, ids.get_unchecked(k).0, 1, &mut f) };
+                    walk_run!(Q, BLOCKS, view, fetch, unsafe { ids.get_unchecked(k).0 }, 1, f);
                 }
             }
             return;
@@ -883,75 +956,6 @@ unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
         }
     }
     blocks * BLOCK
-}
-
-/// Calls `f` with the item of `Q` for each id of the run `first..first +
-/// len`, in blocks when `BLOCKS`, from each linear column's value of
-/// `first`: the body of every walk over runs (`Data::walk`'s one run, its
-/// runs under `layout: archetypes`, and its ids one at a time).
-///
-/// Always inlined: in an optimised build into each of the walk's three
-/// loops, so that each is specialised (a run of one folds to a fetch, the
-/// one run keeps `run_start`'s checks); in a debug build into the walk's
-/// one loop (`next_run`). Before the debug build's loop was one, it called
-/// this function from its three loops, compiled once per walk (inlined
-/// there, each walk compiled its column accesses and the call of `f` three
-/// times: the always-inliner runs even at `opt-level = 0`). For the same
-/// reason, what it calls per run or block that is generic over the column
-/// type only (`Place::new` and `offset`, `Staged::new` and `drop`, the
-/// columns' `fetch`) is always inlined in an optimised build only: a debug
-/// build compiles it once per column type, not into every walk of every
-/// system. (`Place::ptr` and `Staged::get`, called per entity, stay always
-/// inlined: as calls they made a debug build's simple_iter system 6.7%
-/// slower (callgrind), for 46 instructions fewer.) For
-/// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
-/// after the O0 pipeline went 117 076 → 113 946 instructions with the
-/// call in each of three loops (eleventh round), and 101 919 → 98 525 with
-/// the one loop inlining it (thirteenth: COMPILE_COST.md).
-///
-/// # Safety
-/// `Data::walk`'s guarantees for each id of the run: each is one of the
-/// subtask's entities and holds every component `Q` borrows, `fetch` is
-/// `Q::init` of the context's storages, and `f` gets each item for one
-/// call.
-#[inline(always)]
-unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
-    view: &mut View<'a, Cx, S>,
-    fetch: Q::Fetch,
-    first: u32,
-    len: usize,
-    f: &mut impl Visit<'a, Cx, S, Q>,
-) {
-    // SAFETY: `first` is one of the subtask's entities (caller).
-    let place = unsafe { Q::run(fetch, EntityId(first)) };
-    // Blocks first, when asked for, so that the compiler may vectorise
-    // `f` across a block (see `block`): the first `done` entities go in
-    // blocks, the rest one by one below. (`BLOCKS` is a constant: a
-    // walk one entity at a time generates no block code.)
-    let done = if BLOCKS {
-        // SAFETY: the caller's guarantees, for the ids `first..first + len`.
-        unsafe { walk_blocks::<Cx, S, Q>(view, &place, len, f) }
-    } else {
-        0
-    };
-    // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
-    // code was inlined into every walk before LLVM saw it. One loop per
-    // way of reaching the values, each with `f` inside (`call` is always
-    // inlined, and `f` is called from it alone): one loop testing the
-    // way per entity was not unswitched when `f` was large, and kept the
-    // test's flag, the columns' places and its counter on the stack
-    // (particles' spatial partition: 6 loads from the stack per entity).
-    // A `while`, not `for k in done..len`: in a debug build the range's
-    // `into_iter` and `next` were two calls in every walk (the same
-    // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
-    let mut k = done;
-    while k < len {
-        // SAFETY: `first + k` is in the run, and the ids before it are the
-        // subtask's too (caller).
-        let item = unsafe { Q::run_item(&place, k) };
-        f.visit(view, item);
-        k += 1;
-    }
 }
 
 /// The length of the run of consecutive ids that `ids` (strictly
