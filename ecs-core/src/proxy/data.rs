@@ -16,6 +16,123 @@ use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
+/// Calls `f` (a `Visit`, bound to a mutable local) with the view and the
+/// item of `Q` for each entity of the subtask of `data` (a `Data`), in
+/// blocks when `BLOCKS` and the ids are one run.
+///
+/// `BLOCKS` is a constant (`true`, `false`, or `Q::BLOCKS` tested on its
+/// own) so that a walk one entity at a time (most queries) compiles no
+/// block code at all: the block loop and the staging it needs are most of
+/// a walk's code.
+///
+/// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
+/// walk: both walks' constants would be evaluated, giving two errors for
+/// one mistake).
+///
+/// A macro, expanded in each walking method, rather than an always-inlined
+/// method: as a method it was one more item per walk for rustc to collect,
+/// compile to IR and inline (64 of the 4 475 at 64/32,
+/// `-Zprint-mono-items`), for the same code after inlining.
+macro_rules! walk {
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {{
+        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
+        let view = &mut $data.view;
+        let fetch = <$Q as QueryCode<Cx>>::init(view.part.cx.storages());
+        // Why fetching is sound, in both loops: every id is one of this subtask's
+        // entities, which hold every component of the signature (guaranteed
+        // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
+        // system's rights (trait bounds). `Q` itself is conflict-free
+        // (`is_valid`); the item lives for one call of `f`, whose view cannot
+        // hand out mutable borrows nor borrow components this system writes;
+        // other subtasks touch other entities; no concurrent system
+        // conflicts; and the storages stay shared-borrowed for `'a`.
+        // A query that reads a linear column walks runs of consecutive ids,
+        // from each column's value of the run's first id. `Q::LINEAR` is a
+        // constant tested on its own, so that for other queries none of this
+        // code is generated (not even in a debug build, where a branch on a
+        // computed condition keeps both arms).
+        'walk: {
+            if <$Q as QueryCode<Cx>>::LINEAR {
+                // A debug build walks the runs `next_run` finds, in one loop
+                // with one call of `walk_run` (see `next_run`).
+                #[cfg(debug_assertions)]
+                {
+                    let mut done = 0;
+                    loop {
+                        let (first, len) = view.part.next_run(Self::RUNS, &mut done);
+                        if len == 0 {
+                            break;
+                        }
+                        // SAFETY: the ids `first..first + len` are the next
+                        // `len` of the subtask's ids (`next_run`); see above.
+                        walk_run!($Q, $BLOCKS, view, fetch, first, len, $f);
+                    }
+                }
+                // An optimised build, one loop per way the ids lie, each
+                // specialised (`walk_run` inlined into each).
+                #[cfg(not(debug_assertions))]
+                {
+                    let ids = view.part.ids();
+                    // The common case of entities created together: ids are one
+                    // ascending run, walked as one (one address per column for
+                    // the whole walk, not one per block or entity), and the loop
+                    // can be vectorised. Only for a subtask with entities:
+                    // `start` must be one of them. From the set rather than
+                    // `view.part.run`: `run_start`'s checks, inlined here, tell the
+                    // compiler that `start + k` does not wrap, so that it walks
+                    // the columns with pointers; without them it recomputes each
+                    // address from the id, which made simple_iter 1.25x slower.
+                    if let Some(start) = run_from(view.part.set, view.part.range.start) {
+                        if !ids.is_empty() {
+                            // SAFETY: the ids `start..start + ids.len()` are `ids`
+                            // (run invariant), all the subtask's; see above.
+                            walk_run!($Q, $BLOCKS, view, fetch, start, ids.len(), $f);
+                        }
+                        break 'walk;
+                    }
+                    if Self::RUNS && view.part.set.is_ascending() {
+                        // Several runs, as `layout: archetypes` leaves a system
+                        // over several sets: each run is walked as one.
+                        let mut s = 0;
+                        while s < ids.len() {
+                            let rest = &ids[s..];
+                            let len = run_len(rest);
+                            // SAFETY: the ids `rest[0]..rest[0] + len` are
+                            // `rest[..len]` (`run_len`), all the subtask's; see
+                            // above.
+                            walk_run!($Q, $BLOCKS, view, fetch, rest[0].0, len, $f);
+                            s += len;
+                        }
+                        break 'walk;
+                    }
+                    // Scattered ids, where the search for each run's end would
+                    // be paid per id: one id at a time, each a run of one (`len`
+                    // a constant 1: the same code as a fetch).
+                    for k in 0..ids.len() {
+                        // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                        // subtask's ids; see above.
+                        walk_run!($Q, $BLOCKS, view, fetch, unsafe { ids.get_unchecked(k).0 }, 1, $f);
+                    }
+                }
+                break 'walk;
+            }
+            // Any other query, one id at a time (`f` called from one site, so
+            // that the compiler inlines it).
+            let ids = view.part.ids();
+            // A `while` rather than `for k in 0..ids.len()`: in a debug build
+            // the range's `into_iter` and `next` were two calls in every walk.
+            let mut k = 0;
+            while k < ids.len() {
+                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
+                // ids; see above.
+                let item = unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) };
+                <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, view, item);
+                k += 1;
+            }
+        }
+    }};
+}
+
 /// Calls `f` with the item of `Q` for each id of the run `first..first +
 /// len`, in blocks when `BLOCKS`, from each linear column's value of
 /// `first`: the body of every walk over runs (`Data::walk`'s one run, its
@@ -83,7 +200,7 @@ macro_rules! walk_run {
             // SAFETY: `first + k` is in the run, and the ids before it are
             // the subtask's too (the expansion site's guarantee).
             let item = unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) };
-            $f.visit($view, item);
+            <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, $view, item);
             k += 1;
         }
     }};
@@ -330,14 +447,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
-        if Q::BLOCKS {
-            self.walk::<Q, true>(f);
-        } else {
-            self.walk::<Q, false>(f);
-        }
+        walk!(self, Q, Q::BLOCKS, f);
     }
 
     /// [`for_entities`](Self::for_entities), walking a run of ids in blocks
@@ -396,9 +509,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, true>(f);
+        walk!(self, Q, true, f);
     }
 
     /// [`for_entities`](Self::for_entities), one entity at a time whatever
@@ -448,116 +561,16 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, false>(f);
+        walk!(self, Q, false, f);
     }
 
-    /// Calls `f` with the view and the item of `Q` for each entity of this
-    /// subtask, in blocks when `BLOCKS` and the ids are one run.
-    ///
-    /// `BLOCKS` is a constant rather than an argument so that a walk one
-    /// entity at a time (most queries) compiles no block code at all: the
-    /// block loop and the staging it needs are most of a walk's code.
-    ///
-    /// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
-    /// walk: both walks' constants would be evaluated, giving two errors for
-    /// one mistake).
+    /// `walk!` as a method, for the walks outside this file
+    /// (`for_each_instance`).
     #[inline(always)]
     pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
-        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
-        let view = &mut self.view;
-        let fetch = Q::init(view.part.cx.storages());
-        // Why fetching is sound, in both loops: every id is one of this subtask's
-        // entities, which hold every component of the signature (guaranteed
-        // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
-        // system's rights (trait bounds). `Q` itself is conflict-free
-        // (`is_valid`); the item lives for one call of `f`, whose view cannot
-        // hand out mutable borrows nor borrow components this system writes;
-        // other subtasks touch other entities; no concurrent system
-        // conflicts; and the storages stay shared-borrowed for `'a`.
-        // A query that reads a linear column walks runs of consecutive ids,
-        // from each column's value of the run's first id. `Q::LINEAR` is a
-        // constant tested on its own, so that for other queries none of this
-        // code is generated (not even in a debug build, where a branch on a
-        // computed condition keeps both arms).
-        if Q::LINEAR {
-            // A debug build walks the runs `next_run` finds, in one loop
-            // with one call of `walk_run` (see `next_run`).
-            #[cfg(debug_assertions)]
-            {
-                let mut done = 0;
-                loop {
-                    let (first, len) = view.part.next_run(Self::RUNS, &mut done);
-                    if len == 0 {
-                        break;
-                    }
-                    // SAFETY: the ids `first..first + len` are the next
-                    // `len` of the subtask's ids (`next_run`); see above.
-                    walk_run!(Q, BLOCKS, view, fetch, first, len, f);
-                }
-            }
-            // An optimised build, one loop per way the ids lie, each
-            // specialised (`walk_run` inlined into each).
-            #[cfg(not(debug_assertions))]
-            {
-                let ids = view.part.ids();
-                // The common case of entities created together: ids are one
-                // ascending run, walked as one (one address per column for
-                // the whole walk, not one per block or entity), and the loop
-                // can be vectorised. Only for a subtask with entities:
-                // `start` must be one of them. From the set rather than
-                // `view.part.run`: `run_start`'s checks, inlined here, tell the
-                // compiler that `start + k` does not wrap, so that it walks
-                // the columns with pointers; without them it recomputes each
-                // address from the id, which made simple_iter 1.25x slower.
-                if let Some(start) = run_from(view.part.set, view.part.range.start) {
-                    if !ids.is_empty() {
-                        // SAFETY: the ids `start..start + ids.len()` are `ids`
-                        // (run invariant), all the subtask's; see above.
-                        walk_run!(Q, BLOCKS, view, fetch, start, ids.len(), f);
-                    }
-                    return;
-                }
-                if Self::RUNS && view.part.set.is_ascending() {
-                    // Several runs, as `layout: archetypes` leaves a system
-                    // over several sets: each run is walked as one.
-                    let mut s = 0;
-                    while s < ids.len() {
-                        let rest = &ids[s..];
-                        let len = run_len(rest);
-                        // SAFETY: the ids `rest[0]..rest[0] + len` are
-                        // `rest[..len]` (`run_len`), all the subtask's; see
-                        // above.
-                        walk_run!(Q, BLOCKS, view, fetch, rest[0].0, len, f);
-                        s += len;
-                    }
-                    return;
-                }
-                // Scattered ids, where the search for each run's end would
-                // be paid per id: one id at a time, each a run of one (`len`
-                // a constant 1: the same code as a fetch).
-                for k in 0..ids.len() {
-                    // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
-                    // subtask's ids; see above.
-                    walk_run!(Q, BLOCKS, view, fetch, unsafe { ids.get_unchecked(k).0 }, 1, f);
-                }
-            }
-            return;
-        }
-        // Any other query, one id at a time (`f` called from one site, so
-        // that the compiler inlines it).
-        let ids = view.part.ids();
-        // A `while` rather than `for k in 0..ids.len()`: in a debug build
-        // the range's `into_iter` and `next` were two calls in every walk.
-        let mut k = 0;
-        while k < ids.len() {
-            // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
-            // ids; see above.
-            let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
-            f.visit(view, item);
-            k += 1;
-        }
+        walk!(self, Q, BLOCKS, f);
     }
 
     /// This subtask's ids, whether they are one ascending run of
@@ -815,13 +828,9 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = Items(f);
+        let mut f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
-        if Q::BLOCKS {
-            self.walk::<Q, true>(f);
-        } else {
-            self.walk::<Q, false>(f);
-        }
+        walk!(self, Q, Q::BLOCKS, f);
     }
 
     /// [`for_entities_in_blocks`](Self::for_entities_in_blocks) without the
@@ -866,7 +875,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, true>(Items(f));
+        let mut f = Items(f);
+        walk!(self, Q, true, f);
     }
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
@@ -906,7 +916,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, false>(Items(f));
+        let mut f = Items(f);
+        walk!(self, Q, false, f);
     }
 }
 
