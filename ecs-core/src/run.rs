@@ -1,5 +1,6 @@
 //! Running systems: the scheduler's entry (`run_selected`), one system's
-//! run (`run_system`, `run_with`) and its subtasks (`run_subtasks`).
+//! run (`run_system`, `run_with`, both `run_body!`) and its subtasks
+//! (`run_subtasks`).
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
@@ -530,7 +531,7 @@ where
     /// whole set): not specialised for one subtask.
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
         (self.reset)(output);
-        // SAFETY: as in `run_with`'s run of one subtask (`i` below the
+        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
         // run's `subtasks` and run once: the caller's contract).
         let mut proxy = unsafe { P::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);

@@ -14,7 +14,7 @@ use core::cell::UnsafeCell;
 /// changes, whose memory a run keeps for the next).
 ///
 /// Who touches the cell, and when:
-/// - `Context::run_with::<S, _>` alone borrows it mutably
+/// - The run of `S` (`run_body!` in `run.rs`) alone borrows it mutably
 ///   ([`run`](Self::run)), for the length of one run. A run happens only
 ///   inside `Context::run_selected` or `Context::run_all` (whose loop, with
 ///   no team, is the scheduler on one thread), which hold the context
@@ -79,8 +79,8 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// exists or is made: the caller is the system's run, which the
     /// scheduler never overlaps with another run of the same system or with
     /// a descendant's run (see the type's documentation).
-    // Always inlined: its one caller is `run_with`, and as a call it was one
-    // more function per system in a debug build.
+    // Always inlined: its callers are system runs (`run_body!`), and as a
+    // call it was one more function per system in a debug build.
     #[inline(always)]
     #[expect(
         clippy::mut_from_ref,

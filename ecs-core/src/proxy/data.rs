@@ -54,7 +54,7 @@ macro_rules! walk {
         'walk: {
             if <$Q as QueryCode<Cx>>::LINEAR {
                 // A debug build walks the runs `next_run` finds, in one loop
-                // with one call of `walk_run` (see `next_run`).
+                // with one expansion of `walk_run!` (see `next_run`).
                 #[cfg(debug_assertions)]
                 {
                     let mut done = 0;
@@ -69,7 +69,7 @@ macro_rules! walk {
                     }
                 }
                 // An optimised build, one loop per way the ids lie, each
-                // specialised (`walk_run` inlined into each).
+                // specialised (`walk_run!` expanded in each).
                 #[cfg(not(debug_assertions))]
                 {
                     let ids = view.part.ids();
@@ -135,7 +135,7 @@ macro_rules! walk {
 
 /// Calls `f` with the item of `Q` for each id of the run `first..first +
 /// len`, in blocks when `BLOCKS`, from each linear column's value of
-/// `first`: the body of every walk over runs (`Data::walk`'s one run, its
+/// `first`: the body of every walk over runs (`walk!`'s one run, its
 /// runs under `layout: archetypes`, and its ids one at a time).
 ///
 /// Expanded (as it was always inlined) in an optimised build into each of the walk's three
@@ -157,14 +157,14 @@ macro_rules! walk {
 /// call in each of three loops (eleventh round), and 101 919 → 98 525 with
 /// the one loop inlining it (thirteenth: COMPILE_COST.md).
 ///
-/// A macro, expanded in `Data::walk`, rather than an always-inlined
+/// A macro, expanded in `walk!`, rather than an always-inlined
 /// function: as a function it was one more item per linear walk for rustc
 /// to collect, compile to IR and inline (32 of the 4 507 at 64/32,
 /// `-Zprint-mono-items`), for the same code after inlining.
 ///
 /// # Safety
 /// Expanded only where the unsafe blocks inside may rely on
-/// `Data::walk`'s guarantees for each id of the run: each is one of the
+/// `walk!`'s guarantees for each id of the run: each is one of the
 /// subtask's entities and holds every component `Q` borrows, `fetch` is
 /// `Q::init` of the context's storages, and `f` gets each item for one
 /// call.
@@ -940,7 +940,7 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 /// One function for both walks of runs, called only when `BLOCKS`.
 ///
 /// # Safety
-/// `Data::walk`'s guarantees for each id of the run `start..start + len`
+/// `walk!`'s guarantees for each id of the run `start..start + len`
 /// of `place`: each is one of the subtask's entities and holds every
 /// component `Q` borrows, and `f` gets each item for one call.
 #[inline(always)]
@@ -971,7 +971,7 @@ unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
 
 /// The length of the run of consecutive ids that `ids` (strictly
 /// ascending, not empty) starts with: under `layout: archetypes`,
-/// `Data::walk` walks a subtask's ids run by run. In `benches/drivers`'
+/// `walk!` walks a subtask's ids run by run. In `benches/drivers`'
 /// `runs_walk` (Move over movers of two sets that a third set's run parts),
 /// Move cost 9.1 instructions per mover walked id by id, and costs 3.5 run
 /// by run, as over movers of one set (callgrind, 20 000 and 40 000 movers,
