@@ -159,18 +159,19 @@ macro_rules! run_body {
                 let $output = &mut *output;
                 $reset;
             }
-            // SAFETY: `set` holds the system's subscribers (perhaps in the
-            // set it shares with systems matching the same ids:
-            // `Subscriptions`' invariant), distinct (a sparse set) and
-            // matched before any system ran (`run_selected`, `run_all`), so
-            // each holds the system's signature; nothing changes components
-            // while systems run (that needs `&mut Context`). Subtask 0 of 1,
-            // run once, gets the whole set. The scheduler runs only systems
-            // the declaration proves compatible at the same time
-            // (`ContextDecl`'s contract).
             {
-                let $proxy =
-                    &mut unsafe { <$P as SubtaskProxy<Cx, $S>>::new::<false>($cx, set, 0, 1, output, &mut *guard.0) };
+                let queue = &mut *guard.0;
+                // SAFETY: `set` holds the system's subscribers (perhaps in the
+                // set it shares with systems matching the same ids:
+                // `Subscriptions`' invariant), distinct (a sparse set) and
+                // matched before any system ran (`run_selected`, `run_all`), so
+                // each holds the system's signature; nothing changes components
+                // while systems run (that needs `&mut Context`). Subtask 0 of 1,
+                // run once, gets the whole set. The scheduler runs only systems
+                // the declaration proves compatible at the same time
+                // (`ContextDecl`'s contract).
+                let mut proxy = unsafe { <$P as SubtaskProxy<Cx, $S>>::new::<false>($cx, set, 0, 1, output, queue) };
+                let $proxy = &mut proxy;
                 let $pstate = &*$state;
                 $process;
             }
