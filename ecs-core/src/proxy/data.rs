@@ -33,6 +33,9 @@ use core::ops::{Deref, DerefMut, Range};
 /// walking method (`walk!`).
 macro_rules! walk_body {
     ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {{
+        // Moved into a mutable binding here, so that callers need none
+        // (an optimised build's `walk!` passes the closure on by value).
+        let mut $f = $f;
         // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut $data.view;
         let fetch = <$Q as QueryCode<Cx>>::init(view.part.cx.storages());
@@ -509,7 +512,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
         walk!(self, Q, Q::BLOCKS, f);
@@ -571,7 +574,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         walk!(self, Q, true, f);
     }
@@ -623,7 +626,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         walk!(self, Q, false, f);
     }
@@ -631,7 +634,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// [`walk_body!`] as a method: every walk in an optimised build
     /// (`walk!`), and the walks outside this file (`for_each_instance`).
     #[inline(always)]
-    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
+    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, f: impl Visit<'a, Cx, S, Q>) {
         walk_body!(self, Q, BLOCKS, f);
     }
 
@@ -890,7 +893,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let mut f = Items(f);
+        let f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
         walk!(self, Q, Q::BLOCKS, f);
     }
@@ -937,7 +940,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let mut f = Items(f);
+        let f = Items(f);
         walk!(self, Q, true, f);
     }
 
@@ -978,7 +981,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[inline]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let mut f = Items(f);
+        let f = Items(f);
         walk!(self, Q, false, f);
     }
 }
