@@ -33,9 +33,6 @@ use core::ops::{Deref, DerefMut, Range};
 /// walking method (`walk!`).
 macro_rules! walk_body {
     ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {{
-        // Moved into a mutable binding here, so that callers need none
-        // (an optimised build's `walk!` passes the closure on by value).
-        let mut $f = $f;
         // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut $data.view;
         let fetch = <$Q as QueryCode<Cx>>::init(view.part.cx.storages());
@@ -512,7 +509,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
         walk!(self, Q, Q::BLOCKS, f);
@@ -574,7 +574,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         walk!(self, Q, true, f);
     }
@@ -626,7 +629,10 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         walk!(self, Q, false, f);
     }
@@ -634,7 +640,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// [`walk_body!`] as a method: every walk in an optimised build
     /// (`walk!`), and the walks outside this file (`for_each_instance`).
     #[inline(always)]
-    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, f: impl Visit<'a, Cx, S, Q>) {
+    pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
         walk_body!(self, Q, BLOCKS, f);
     }
 
@@ -891,9 +897,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// game.step(|p| assert_eq!(p.get::<Health>(hurt).unwrap().0, 4));
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = Items(f);
+        let mut f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
         walk!(self, Q, Q::BLOCKS, f);
     }
@@ -938,9 +947,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = Items(f);
+        let mut f = Items(f);
         walk!(self, Q, true, f);
     }
 
@@ -979,9 +991,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = Items(f);
+        let mut f = Items(f);
         walk!(self, Q, false, f);
     }
 }
