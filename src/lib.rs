@@ -107,8 +107,8 @@ pub mod traits {
     pub use ecs_core::{
         Bundle, CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, CloneBundle, ColumnQuery,
         ColumnStepOf, Component, ComponentBounds, ComponentSet, Components, ContextDecl, DependsOn, Dispatch,
-        Exclusive, Independent, InstanceQuery, ManyComponent, Parallelism, Query, Resource, ResourceBounds, Roots,
-        Settings, SharedQuery, StreamOutput, SystemInfo, SystemOf,
+        Exclusive, Independent, InstanceQuery, ManyComponent, Parallelism, Query, QueryCode, Resource, ResourceBounds,
+        Roots, Settings, SharedQuery, StreamOutput, SystemInfo, SystemOf,
     };
 }
 

@@ -6,7 +6,7 @@ use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::decl::{Component, ContextDecl};
 use crate::handle::EntityId;
 use crate::many::Many;
-use crate::query::{Access, Query, SharedQuery};
+use crate::query::{Access, Query, QueryCode, SharedQuery};
 use crate::storage::{Column, ManyColumn, ManyFetch, ManyMut, ManyRef, Storage};
 use core::marker::PhantomData;
 
@@ -138,18 +138,27 @@ impl<T, K: Column> ViewRun<T, K> {
 
 macro_rules! view_query {
     ($Ty:ident, $Right:ident, $Item:ident, $get:ident, $mutable:literal) => {
-        // SAFETY: borrows only the instances of `Many<T>` of the given id
-        // (`ACCESS`), mutably when `$mutable`; runs and blocks fetch each id
-        // on its own.
+        // SAFETY: `S` may read `Many<T>`, or write it when `$mutable`
+        // (the `$Right` bound).
         unsafe impl<Cx, S, T, K> Query<Cx, S> for $Ty<T>
         where
             Cx: ContextDecl,
             T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
             <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
             K: Column<Item = Many<T>> + Storage,
+            S: $Right<Cx, <T as DeclaredMany<Cx>>::Component>,
+        {
+        }
+
+        // SAFETY: borrows only the instances of `Many<T>` of the given id
+        // (`ACCESS`), mutably when `$mutable`; runs and blocks fetch each id
+        // on its own.
+        unsafe impl<Cx, T, K> QueryCode<Cx> for $Ty<T>
+        where
+            Cx: ContextDecl,
+            T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
             <T as DeclaredMany<Cx>>::Component: Component<Cx, Column = ManyColumn<T, K>>,
             K: Column<Item = Many<T>> + Storage,
-            S: $Right<Cx, <T as DeclaredMany<Cx>>::Component>,
         {
             type Item<'i> = $Item<'i, T>;
             type Fetch = ManyFetch<T, K>;
@@ -269,7 +278,7 @@ pub unsafe trait InstanceQuery<Cx: ContextDecl, S> {
     /// A first instance's item.
     // Hidden: called only by the runtime's instance walks.
     #[doc(hidden)]
-    fn from_first<'i>(first: <Self::First as Query<Cx, S>>::Item<'i>) -> Self::Item<'i>;
+    fn from_first<'i>(first: <Self::First as QueryCode<Cx>>::Item<'i>) -> Self::Item<'i>;
     /// Another instance's item.
     ///
     /// # Safety
@@ -299,7 +308,7 @@ where
     type Item<'i> = &'i T;
     const MUT: bool = false;
     #[inline(always)]
-    fn from_first<'i>(first: <&'static Many<T> as Query<Cx, S>>::Item<'i>) -> &'i T {
+    fn from_first<'i>(first: <&'static Many<T> as QueryCode<Cx>>::Item<'i>) -> &'i T {
         &first.0
     }
     #[inline(always)]
@@ -328,7 +337,7 @@ where
     type Item<'i> = &'i mut T;
     const MUT: bool = true;
     #[inline(always)]
-    fn from_first<'i>(first: <&'static mut Many<T> as Query<Cx, S>>::Item<'i>) -> &'i mut T {
+    fn from_first<'i>(first: <&'static mut Many<T> as QueryCode<Cx>>::Item<'i>) -> &'i mut T {
         &mut first.0
     }
     #[inline(always)]
@@ -343,9 +352,12 @@ where
     }
 }
 
+// SAFETY: accesses nothing.
+unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for () {}
+
 // SAFETY: borrows nothing: the query with no element, for
 // `for_each_instance` with nothing beside the instance.
-unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for () {
+unsafe impl<Cx: ContextDecl> QueryCode<Cx> for () {
     type Item<'i> = ();
     type Fetch = ();
     const ACCESS: &'static [Access] = &[];

@@ -1,5 +1,6 @@
 //! Running systems: the scheduler's entry (`run_selected`), one system's
-//! run (`run_system`, `run_with`) and its subtasks (`run_subtasks`).
+//! run (`run_system`, `run_with`, both `run_body!`) and its subtasks
+//! (`run_subtasks`).
 
 use crate::bitset::ComponentSet;
 use crate::context::Context;
@@ -89,6 +90,102 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }
 
+/// The body of a system's run ([`Context::run_with`] with the code as
+/// closures, [`Context::run_system_with_data`] with the system's own
+/// methods), with the code of the four steps as expressions of the names
+/// given: the state (`before`), the state and the proxy (`process`), the
+/// state and the outputs (`after`), the output (`reset`), and the subtask
+/// job of a run that may split, from the system's set, its count of
+/// subtasks and the state.
+///
+/// A macro rather than closures for an entity system's run: each closure
+/// was one more function per system for rustc to collect, compile and
+/// (always inlined) inline, four per system in `run_system_with_data`
+/// (128 of the 4 663 items at 64/32, `-Zprint-mono-items`); the system's
+/// methods called here directly are none.
+macro_rules! run_body {
+    (
+        $cx:ident, $S:ty, $P:ty,
+        before: |$state:ident| $before:expr,
+        process: |$pstate:ident, $proxy:ident| $process:expr,
+        after: |$astate:ident, $outputs:ident| $after:expr,
+        reset: |$output:ident| $reset:expr,
+        subtask: |$set:ident, $subtasks:ident, $shared:ident| $job:expr,
+    ) => {{
+        let slot = <$S as SystemOf<Cx>>::slot(&$cx.systems);
+        // SAFETY: this is the run of `S`: `&self` here comes from
+        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
+        // runs `S` once and its descendants, the only systems that read its
+        // cell, after this returns (`SystemCell`'s documentation).
+        let ($state, outputs, scratch) = unsafe { slot.cell.run() };
+        $before;
+        let set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
+        // Only what depends on `S` is generic over it: the subtask's code.
+        // The rest of a split run (outputs, queues, threads) is
+        // `run_subtasks`, one copy per output type, calling the subtask
+        // behind a trait object, so that each system adds little code to
+        // compile; a system that never splits (a constant: its strategy and
+        // the context's `inner_parallelism`) compiles no split run at all,
+        // neither `run_subtasks`' call nor the trait object's method.
+        if const { Cx::SETTINGS.inner_parallelism && <$S as SystemOf<Cx>>::PARALLELISM.may_split() } {
+            // A system that may split, split or not this time: through
+            // `run_subtasks` and the same out-of-line `Subtask::run` for
+            // each part, so that the proxy's construction and `process`
+            // (inlined when small) are compiled once per system, and the
+            // queue's hand-over and unwinding once per output type, not
+            // again in the context's `dispatch` (into which LLVM inlines
+            // every `run_with`). The count of subtasks is asked for here
+            // only: a run that never splits has one.
+            let $subtasks = <$S as SystemOf<Cx>>::PARALLELISM.subtasks(set.len(), $cx.threads);
+            let job = {
+                let ($set, $shared) = (set, &*$state);
+                $job
+            };
+            $cx.run_subtasks(<$S as SystemOf<Cx>>::INDEX, $subtasks, outputs, scratch, &job);
+        } else {
+            // The run of a system that never splits: one subtask, on this
+            // thread, run here: `run`, inlined, sees the constant subtask 0
+            // of 1 (a system processing few entities spends as long around
+            // its loop as in it; through the trait object, frag_iter's step
+            // took 33 more instructions).
+            // The output and queue the last run left, unless it was the
+            // first or a split run (then resized, out of line).
+            let (output, pending) = one_subtask(outputs, scratch);
+            // A panicking run's changes are dropped, not applied later.
+            let guard = ClearOnUnwind(&mut *pending);
+            // Here rather than in a method of `job`: in a debug build each
+            // layer is one more function per system.
+            {
+                let $output = &mut *output;
+                $reset;
+            }
+            {
+                let queue = &mut *guard.0;
+                // SAFETY: `set` holds the system's subscribers (perhaps in the
+                // set it shares with systems matching the same ids:
+                // `Subscriptions`' invariant), distinct (a sparse set) and
+                // matched before any system ran (`run_selected`, `run_all`), so
+                // each holds the system's signature; nothing changes components
+                // while systems run (that needs `&mut Context`). Subtask 0 of 1,
+                // run once, gets the whole set. The scheduler runs only systems
+                // the declaration proves compatible at the same time
+                // (`ContextDecl`'s contract).
+                let mut proxy = unsafe { <$P as SubtaskProxy<Cx, $S>>::new::<false>($cx, set, 0, 1, output, queue) };
+                let $proxy = &mut proxy;
+                let $pstate = &*$state;
+                $process;
+            }
+            core::mem::forget(guard);
+            $cx.hand_over_one(<$S as SystemOf<Cx>>::INDEX, pending);
+        }
+        {
+            let $astate = &mut *$state;
+            let $outputs = &mut outputs[..];
+            $after;
+        }
+    }};
+}
+
 impl<Cx: ContextDecl> Context<Cx> {
     /// [`Context::run_system`]'s body (the method itself is declared in
     /// `context.rs`, so that errors name it `Context::run_system`: rustc
@@ -99,18 +196,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// As [`Context::run_system`].
     #[inline(always)]
     pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
-        // Closures always inlined: in a debug build each was one more
-        // function per system between `run_with` and the system's method
-        // (and `S::reset_output` passed as a function, a `Fn::call` shim).
-        self.run_with::<S, DataProxy>(
-            #[inline(always)]
-            |s| s.before(args),
-            #[inline(always)]
-            |s, data| s.process(data, args),
-            #[inline(always)]
-            |s, outputs| s.after(outputs, args),
-            #[inline(always)]
-            |output| S::reset_output(output),
+        // The system's methods called directly, not through closures
+        // (`run_body`).
+        run_body!(
+            self, S, DataProxy,
+            before: |state| state.before(args),
+            process: |state, proxy| state.process(proxy, args),
+            after: |state, outputs| state.after(outputs, args),
+            reset: |output| S::reset_output(output),
+            subtask: |set, subtasks, state| ArgsSubtask::<Cx, S, A> {
+                cx: self,
+                set,
+                subtasks,
+                shared: state,
+                args,
+            },
         );
     }
 
@@ -213,32 +313,13 @@ impl<Cx: ContextDecl> Context<Cx> {
         after: impl FnOnce(&mut S, &mut [S::Output]) + Copy,
         reset: impl Fn(&mut S::Output) + Sync + Copy,
     ) {
-        let slot = S::slot(&self.systems);
-        // SAFETY: this is the run of `S`: `&self` here comes from
-        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
-        // runs `S` once and its descendants, the only systems that read its
-        // cell, after this returns (`SystemCell`'s documentation).
-        let (state, outputs, scratch) = unsafe { slot.cell.run() };
-        before(state);
-        let set = self.subscriptions.of(S::INDEX);
-        // Only what depends on `S` is generic over it: the subtask's code.
-        // The rest of a split run (outputs, queues, threads) is
-        // `run_subtasks`, one copy per output type, calling the subtask
-        // behind a trait object, so that each system adds little code to
-        // compile; a system that never splits (a constant: its strategy and
-        // the context's `inner_parallelism`) compiles no split run at all,
-        // neither `run_subtasks`' call nor the trait object's method.
-        if const { Cx::SETTINGS.inner_parallelism && S::PARALLELISM.may_split() } {
-            // A system that may split, split or not this time: through
-            // `run_subtasks` and the same out-of-line `Subtask::run` for
-            // each part, so that the proxy's construction and `process`
-            // (inlined when small) are compiled once per system, and the
-            // queue's hand-over and unwinding once per output type, not
-            // again in the context's `dispatch` (into which LLVM inlines
-            // every `run_with`). The count of subtasks is asked for here
-            // only: a run that never splits has one.
-            let subtasks = S::PARALLELISM.subtasks(set.len(), self.threads);
-            let job = SystemSubtask::<Cx, S, P, _, _> {
+        run_body!(
+            self, S, P,
+            before: |state| before(state),
+            process: |state, proxy| process(state, proxy),
+            after: |state, outputs| after(state, outputs),
+            reset: |output| reset(output),
+            subtask: |set, subtasks, state| SystemSubtask::<Cx, S, P, _, _> {
                 cx: self,
                 set,
                 subtasks,
@@ -246,38 +327,8 @@ impl<Cx: ContextDecl> Context<Cx> {
                 process: &process,
                 reset: &reset,
                 proxy: PhantomData,
-            };
-            self.run_subtasks(S::INDEX, subtasks, outputs, scratch, &job);
-        } else {
-            // The run of a system that never splits: one subtask, on this
-            // thread, run here: `run`, inlined, sees the constant subtask 0
-            // of 1 (a system processing few entities spends as long around
-            // its loop as in it; through the trait object, frag_iter's step
-            // took 33 more instructions).
-            // The output and queue the last run left, unless it was the
-            // first or a split run (then resized, out of line).
-            let (output, pending) = one_subtask(outputs, scratch);
-            // A panicking run's changes are dropped, not applied later.
-            let guard = ClearOnUnwind(&mut *pending);
-            // Here rather than in a method of `job`: in a debug build each
-            // layer is one more function per system.
-            reset(output);
-            // SAFETY: `set` holds the system's subscribers (perhaps in the
-            // set it shares with systems matching the same ids:
-            // `Subscriptions`' invariant), distinct (a sparse set) and
-            // matched before any system ran (`run_selected`, `run_all`), so
-            // each holds the system's signature; nothing changes components
-            // while systems run (that needs `&mut Context`). Subtask 0 of 1,
-            // run once, gets the whole set. The scheduler runs only systems
-            // the declaration proves compatible at the same time
-            // (`ContextDecl`'s contract).
-            process(state, &mut unsafe {
-                P::new::<false>(self, set, 0, 1, output, &mut *guard.0)
-            });
-            core::mem::forget(guard);
-            self.hand_over_one(S::INDEX, pending);
-        }
-        after(state, outputs);
+            },
+        );
     }
 
     /// The part of a split run that does not depend on the system (called
@@ -481,10 +532,36 @@ where
     /// whole set): not specialised for one subtask.
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
         (self.reset)(output);
-        // SAFETY: as in `run_with`'s run of one subtask (`i` below the
+        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
         // run's `subtasks` and run once: the caller's contract).
         let mut proxy = unsafe { P::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);
+    }
+}
+
+/// The subtasks of one run of entity system `S` with arguments `A`: as
+/// [`SystemSubtask`], with the system's own methods rather than closures.
+struct ArgsSubtask<'r, Cx: ContextDecl, S, A: ?Sized> {
+    cx: &'r Context<Cx>,
+    set: &'r SparseSet,
+    subtasks: usize,
+    shared: &'r S,
+    args: &'r A,
+}
+
+impl<Cx, S, A> Subtask<Cx, S::Output> for ArgsSubtask<'_, Cx, S, A>
+where
+    Cx: ContextDecl,
+    S: System<Cx, A>,
+    A: ?Sized + Sync,
+{
+    /// As `SystemSubtask::run`.
+    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+        S::reset_output(output);
+        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
+        // run's `subtasks` and run once: the caller's contract).
+        let mut proxy = unsafe { DataProxy::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
+        self.shared.process(&mut proxy, self.args);
     }
 }
 

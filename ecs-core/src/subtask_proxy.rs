@@ -12,7 +12,8 @@ use crate::decl::{ContextDecl, SystemOf};
 use crate::pending::Pending;
 use crate::sparse_set::SparseSet;
 
-/// The proxy a run (`Context::run_with`) hands each subtask of system `S`.
+/// The proxy a run (`run_body!`: `Context::run_with` or
+/// `Context::run_system_with_data`) hands each subtask of system `S`.
 pub(crate) trait SubtaskProxy<Cx: ContextDecl, S: SystemOf<Cx>> {
     /// The proxy, borrowing the context for `'a`.
     type Proxy<'a>;

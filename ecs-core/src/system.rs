@@ -107,7 +107,7 @@ pub trait System<Cx: ContextDecl, A: ?Sized = ()>: SystemOf<Cx> {
     /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 1.5));
     /// ```
     // The defaults are always inlined: in a debug build each was one more
-    // function per system (their calls sit in `Context::run_with`).
+    // function per system (their calls sit in `run_body!`, `run.rs`).
     #[inline(always)]
     fn before(&mut self, args: &A) {
         let _ = args;

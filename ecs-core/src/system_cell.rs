@@ -14,7 +14,7 @@ use core::cell::UnsafeCell;
 /// changes, whose memory a run keeps for the next).
 ///
 /// Who touches the cell, and when:
-/// - `Context::run_with::<S, _>` alone borrows it mutably
+/// - The run of `S` (`run_body!` in `run.rs`) alone borrows it mutably
 ///   ([`run`](Self::run)), for the length of one run. A run happens only
 ///   inside `Context::run_selected` or `Context::run_all` (whose loop, with
 ///   no team, is the scheduler on one thread), which hold the context
@@ -28,8 +28,16 @@ use core::cell::UnsafeCell;
 /// - Outside a run, `&Context` gives shared access and `&mut Context`
 ///   exclusive access ([`get_mut`](Self::get_mut)), as the borrow checker
 ///   sees them.
+///
+/// Three cells rather than one of a tuple: dropping a slot then drops the
+/// outputs' and the queues' vectors through drop glue shared by every
+/// system of the same output type (and context), where the tuple (and its
+/// cell) were two more drop-glue functions and two more types in the
+/// debug information per system.
 pub struct SystemCell<S, O, P> {
-    inner: UnsafeCell<(S, Vec<O>, Vec<P>)>,
+    state: UnsafeCell<S>,
+    outputs: UnsafeCell<Vec<O>>,
+    scratch: UnsafeCell<Vec<P>>,
 }
 
 // SAFETY: shared across threads, the cell hands out `&mut S` / `&mut O` /
@@ -51,15 +59,16 @@ impl<S, O, P> SystemCell<S, O, P> {
             // Empty vectors as constants: `Vec::new()` called was two calls
             // per system in a debug build (`new_systems`, into which this is
             // inlined: 1 901 -> 941 debug instructions at 64/32).
-            inner: UnsafeCell::new((state, const { Vec::new() }, const { Vec::new() })),
+            state: UnsafeCell::new(state),
+            outputs: const { UnsafeCell::new(Vec::new()) },
+            scratch: const { UnsafeCell::new(Vec::new()) },
         }
     }
 
     /// The state and outputs, through exclusive access to the cell.
     #[inline]
     pub(crate) fn get_mut(&mut self) -> (&mut S, &mut Vec<O>) {
-        let (state, outputs, _) = self.inner.get_mut();
-        (state, outputs)
+        (self.state.get_mut(), self.outputs.get_mut())
     }
 
     /// The state, outputs and scratch, mutably, for the run of the cell's
@@ -70,8 +79,8 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// exists or is made: the caller is the system's run, which the
     /// scheduler never overlaps with another run of the same system or with
     /// a descendant's run (see the type's documentation).
-    // Always inlined: its one caller is `run_with`, and as a call it was one
-    // more function per system in a debug build.
+    // Always inlined: its callers are system runs (`run_body!`), and as a
+    // call it was one more function per system in a debug build.
     #[inline(always)]
     #[expect(
         clippy::mut_from_ref,
@@ -80,8 +89,13 @@ impl<S, O, P> SystemCell<S, O, P> {
     pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>, &mut Vec<P>) {
         // SAFETY: the caller promises exclusive access for the references'
         // lifetime.
-        let (state, outputs, scratch) = unsafe { &mut *self.inner.get() };
-        (state, outputs, scratch)
+        unsafe {
+            (
+                &mut *self.state.get(),
+                &mut *self.outputs.get(),
+                &mut *self.scratch.get(),
+            )
+        }
     }
 
     /// The state and outputs, shared.
@@ -94,7 +108,6 @@ impl<S, O, P> SystemCell<S, O, P> {
     #[inline]
     pub(crate) unsafe fn read(&self) -> (&S, &[O]) {
         // SAFETY: the caller promises that no mutable reference exists.
-        let (state, outputs, _) = unsafe { &*self.inner.get() };
-        (state, outputs)
+        unsafe { (&*self.state.get(), &*self.outputs.get()) }
     }
 }

@@ -8,13 +8,265 @@ use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::handle::{Entity, EntityId};
 use crate::pending::Pending;
 use crate::proxy::Defer;
-use crate::query::{is_valid, Query, SharedQuery};
+use crate::query::{is_valid, Query, QueryCode, SharedQuery};
 use crate::resource::Resource;
 use crate::sparse_set::SparseSet;
 use crate::storage::Column;
 use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
+
+/// Calls `f` (a `Visit`, bound to a mutable local) with the view and the
+/// item of `Q` for each entity of the subtask of `data` (a `Data`), in
+/// blocks when `BLOCKS` and the ids are one run.
+///
+/// `BLOCKS` is a constant (`true`, `false`, or `Q::BLOCKS` tested on its
+/// own) so that a walk one entity at a time (most queries) compiles no
+/// block code at all: the block loop and the staging it needs are most of
+/// a walk's code.
+///
+/// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
+/// walk: both walks' constants would be evaluated, giving two errors for
+/// one mistake).
+///
+/// The body of `Data::walk`; in a debug build also expanded in each
+/// walking method (`walk!`).
+macro_rules! walk_body {
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {{
+        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
+        let view = &mut $data.view;
+        let fetch = <$Q as QueryCode<Cx>>::init(view.part.cx.storages());
+        // Why fetching is sound, in both loops: every id is one of this subtask's
+        // entities, which hold every component of the signature (guaranteed
+        // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
+        // system's rights (trait bounds). `Q` itself is conflict-free
+        // (`is_valid`); the item lives for one call of `f`, whose view cannot
+        // hand out mutable borrows nor borrow components this system writes;
+        // other subtasks touch other entities; no concurrent system
+        // conflicts; and the storages stay shared-borrowed for `'a`.
+        // A query that reads a linear column walks runs of consecutive ids,
+        // from each column's value of the run's first id. `Q::LINEAR` is a
+        // constant tested on its own, so that for other queries none of this
+        // code is generated (not even in a debug build, where a branch on a
+        // computed condition keeps both arms).
+        'walk: {
+            if <$Q as QueryCode<Cx>>::LINEAR {
+                // A debug build walks the runs `next_run` finds, in one loop
+                // with one expansion of `walk_run!` (see `next_run`).
+                #[cfg(debug_assertions)]
+                {
+                    let mut done = 0;
+                    loop {
+                        let (first, len) = view.part.next_run(Self::RUNS, &mut done);
+                        if len == 0 {
+                            break;
+                        }
+                        // SAFETY: the ids `first..first + len` are the next
+                        // `len` of the subtask's ids (`next_run`); see above.
+                        walk_run!($Q, $BLOCKS, view, fetch, first, len, $f);
+                    }
+                }
+                // An optimised build, one loop per way the ids lie, each
+                // specialised (`walk_run!` expanded in each).
+                #[cfg(not(debug_assertions))]
+                {
+                    let ids = view.part.ids();
+                    // The common case of entities created together: ids are one
+                    // ascending run, walked as one (one address per column for
+                    // the whole walk, not one per block or entity), and the loop
+                    // can be vectorised. Only for a subtask with entities:
+                    // `start` must be one of them. From the set rather than
+                    // `view.part.run`: `run_start`'s checks, inlined here, tell the
+                    // compiler that `start + k` does not wrap, so that it walks
+                    // the columns with pointers; without them it recomputes each
+                    // address from the id, which made simple_iter 1.25x slower.
+                    if let Some(start) = run_from(view.part.set, view.part.range.start) {
+                        if !ids.is_empty() {
+                            // SAFETY: the ids `start..start + ids.len()` are `ids`
+                            // (run invariant), all the subtask's; see above.
+                            unsafe { walk_run_fn!($Q, $BLOCKS, view, fetch, start, ids.len(), $f) };
+                        }
+                        break 'walk;
+                    }
+                    if Self::RUNS && view.part.set.is_ascending() {
+                        // Several runs, as `layout: archetypes` leaves a system
+                        // over several sets: each run is walked as one.
+                        let mut s = 0;
+                        while s < ids.len() {
+                            let rest = &ids[s..];
+                            let len = run_len(rest);
+                            // SAFETY: the ids `rest[0]..rest[0] + len` are
+                            // `rest[..len]` (`run_len`), all the subtask's; see
+                            // above.
+                            unsafe { walk_run_fn!($Q, $BLOCKS, view, fetch, rest[0].0, len, $f) };
+                            s += len;
+                        }
+                        break 'walk;
+                    }
+                    // Scattered ids, where the search for each run's end would
+                    // be paid per id: one id at a time, each a run of one (`len`
+                    // a constant 1: the same code as a fetch).
+                    for k in 0..ids.len() {
+                        // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                        // subtask's ids; see above.
+                        unsafe { walk_run_fn!($Q, $BLOCKS, view, fetch, ids.get_unchecked(k).0, 1, $f) };
+                    }
+                }
+                break 'walk;
+            }
+            // Any other query, one id at a time (`f` called from one site, so
+            // that the compiler inlines it).
+            let ids = view.part.ids();
+            // A `while` rather than `for k in 0..ids.len()`: in a debug build
+            // the range's `into_iter` and `next` were two calls in every walk.
+            let mut k = 0;
+            while k < ids.len() {
+                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
+                // ids; see above.
+                let item = unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) };
+                <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, view, item);
+                k += 1;
+            }
+        }
+    }};
+}
+
+/// A walk in a walking method (`for_each`, `for_entities` and their
+/// variants). In a debug build, `walk_body!` expanded there rather than
+/// the always-inlined `Data::walk`: as a method it was one more item per
+/// walk for rustc to collect, compile to IR and inline (64 of the 4 475 at
+/// 64/32, `-Zprint-mono-items`; rustc's debug instructions 5.146 G ->
+/// 5.071 G), for the same code after inlining.
+#[cfg(debug_assertions)]
+macro_rules! walk {
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {
+        walk_body!($data, $Q, $BLOCKS, $f)
+    };
+}
+
+/// A walk in a walking method, in an optimised build: a call of
+/// `Data::walk`, with `BLOCKS` a constant generic argument (only the call
+/// taken is compiled). Expanded there, the walk made rustc's instructions
+/// for the 64/32 declaration's release build 10.181 G -> 10.429 G (not
+/// analysed further).
+#[cfg(not(debug_assertions))]
+macro_rules! walk {
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {
+        if $BLOCKS {
+            $data.walk::<$Q, true>($f)
+        } else {
+            $data.walk::<$Q, false>($f)
+        }
+    };
+}
+
+/// Calls `f` with the item of `Q` for each id of the run `first..first +
+/// len`, in blocks when `BLOCKS`, from each linear column's value of
+/// `first`: the body of every walk over runs (`walk!`'s one run, its
+/// runs under `layout: archetypes`, and its ids one at a time).
+///
+/// Expanded (as it was always inlined) in an optimised build into each of the walk's three
+/// loops, so that each is specialised (a run of one folds to a fetch, the
+/// one run keeps `run_start`'s checks); in a debug build into the walk's
+/// one loop (`next_run`). Before the debug build's loop was one, it called
+/// this function from its three loops, compiled once per walk (inlined
+/// there, each walk compiled its column accesses and the call of `f` three
+/// times: the always-inliner runs even at `opt-level = 0`). For the same
+/// reason, what it calls per run or block that is generic over the column
+/// type only (`Place::new` and `offset`, `Staged::new` and `drop`, the
+/// columns' `fetch`) is always inlined in an optimised build only: a debug
+/// build compiles it once per column type, not into every walk of every
+/// system. (`Place::ptr` and `Staged::get`, called per entity, stay always
+/// inlined: as calls they made a debug build's simple_iter system 6.7%
+/// slower (callgrind), for 46 instructions fewer.) For
+/// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
+/// after the O0 pipeline went 117 076 → 113 946 instructions with the
+/// call in each of three loops (eleventh round), and 101 919 → 98 525 with
+/// the one loop inlining it (thirteenth: COMPILE_COST.md).
+///
+/// A macro, expanded in `walk!`, rather than an always-inlined
+/// function: as a function it was one more item per linear walk for rustc
+/// to collect, compile to IR and inline (32 of the 4 507 at 64/32,
+/// `-Zprint-mono-items`), for the same code after inlining.
+///
+/// # Safety
+/// Expanded only where the unsafe blocks inside may rely on
+/// `walk!`'s guarantees for each id of the run: each is one of the
+/// subtask's entities and holds every component `Q` borrows, `fetch` is
+/// `Q::init` of the context's storages, and `f` gets each item for one
+/// call.
+macro_rules! walk_run {
+    ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:expr) => {{
+        let (first, len): (u32, usize) = ($first, $len);
+        // SAFETY: `first` is one of the subtask's entities (the expansion
+        // site's guarantee).
+        let place = unsafe { <$Q as QueryCode<Cx>>::run($fetch, EntityId(first)) };
+        // Blocks first, when asked for, so that the compiler may vectorise
+        // `f` across a block (see `block`): the first `done` entities go in
+        // blocks, the rest one by one below. (`BLOCKS` is a constant: a
+        // walk one entity at a time generates no block code.)
+        let done = if $BLOCKS {
+            // SAFETY: the expansion site's guarantees, for the ids
+            // `first..first + len`.
+            unsafe { walk_blocks::<Cx, S, $Q>($view, &place, len, &mut $f) }
+        } else {
+            0
+        };
+        // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
+        // code was inlined into every walk before LLVM saw it. One loop per
+        // way of reaching the values, each with `f` inside (`call` is always
+        // inlined, and `f` is called from it alone): one loop testing the
+        // way per entity was not unswitched when `f` was large, and kept the
+        // test's flag, the columns' places and its counter on the stack
+        // (particles' spatial partition: 6 loads from the stack per entity).
+        // A `while`, not `for k in done..len`: in a debug build the range's
+        // `into_iter` and `next` were two calls in every walk (the same
+        // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
+        let mut k = done;
+        while k < len {
+            // SAFETY: `first + k` is in the run, and the ids before it are
+            // the subtask's too (the expansion site's guarantee).
+            let item = unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) };
+            <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, $view, item);
+            k += 1;
+        }
+    }};
+}
+
+/// Calls [`walk_run`] (inside an `unsafe` block: its contract) with
+/// `BLOCKS` a constant generic argument, from `$BLOCKS`, which may be
+/// `Q::BLOCKS`: tested on its own, so that only the call taken is compiled.
+#[cfg(not(debug_assertions))]
+macro_rules! walk_run_fn {
+    ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:ident) => {
+        if $BLOCKS {
+            walk_run::<Cx, S, $Q, true>($view, $fetch, $first, $len, &mut $f)
+        } else {
+            walk_run::<Cx, S, $Q, false>($view, $fetch, $first, $len, &mut $f)
+        }
+    };
+}
+
+/// [`walk_run!`] as a function, called from an optimised build's three
+/// loops (`walk!`) and always inlined there. Expanded in each instead, its
+/// body was three copies in the MIR of every walk: rustc's instructions
+/// for the 64/32 declaration's release build went 10.164 G -> 10.181 G
+/// with the macro there (a debug build, with one loop, expands the macro:
+/// 5.160 G -> 5.146 G).
+///
+/// # Safety
+/// As [`walk_run!`]'s, for the ids `first..first + len`.
+#[cfg(not(debug_assertions))]
+#[inline(always)]
+unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
+    view: &mut View<'a, Cx, S>,
+    fetch: Q::Fetch,
+    first: u32,
+    len: usize,
+    f: &mut impl Visit<'a, Cx, S, Q>,
+) {
+    walk_run!(Q, BLOCKS, view, fetch, first, len, *f);
+}
 
 /// What a subtask of system `S` may do besides iterating its own entities:
 /// read-only access to any entity, its output, kills, deferred operations, and
@@ -257,14 +509,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
-        if Q::BLOCKS {
-            self.walk::<Q, true>(f);
-        } else {
-            self.walk::<Q, false>(f);
-        }
+        walk!(self, Q, Q::BLOCKS, f);
     }
 
     /// [`for_entities`](Self::for_entities), walking a run of ids in blocks
@@ -323,9 +574,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, true>(f);
+        walk!(self, Q, true, f);
     }
 
     /// [`for_entities`](Self::for_entities), one entity at a time whatever
@@ -375,116 +629,19 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
-    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
+    pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, false>(f);
+        walk!(self, Q, false, f);
     }
 
-    /// Calls `f` with the view and the item of `Q` for each entity of this
-    /// subtask, in blocks when `BLOCKS` and the ids are one run.
-    ///
-    /// `BLOCKS` is a constant rather than an argument so that a walk one
-    /// entity at a time (most queries) compiles no block code at all: the
-    /// block loop and the staging it needs are most of a walk's code.
-    ///
-    /// Callers first evaluate [`ValidQuery::OK`] for `Q` (once, not in each
-    /// walk: both walks' constants would be evaluated, giving two errors for
-    /// one mistake).
+    /// [`walk_body!`] as a method: every walk in an optimised build
+    /// (`walk!`), and the walks outside this file (`for_each_instance`).
     #[inline(always)]
     pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
-        // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
-        let view = &mut self.view;
-        let fetch = Q::init(view.part.cx.storages());
-        // Why fetching is sound, in both loops: every id is one of this subtask's
-        // entities, which hold every component of the signature (guaranteed
-        // by `DataProxy::new`'s caller), and `Q`'s accesses are within the
-        // system's rights (trait bounds). `Q` itself is conflict-free
-        // (`is_valid`); the item lives for one call of `f`, whose view cannot
-        // hand out mutable borrows nor borrow components this system writes;
-        // other subtasks touch other entities; no concurrent system
-        // conflicts; and the storages stay shared-borrowed for `'a`.
-        // A query that reads a linear column walks runs of consecutive ids,
-        // from each column's value of the run's first id. `Q::LINEAR` is a
-        // constant tested on its own, so that for other queries none of this
-        // code is generated (not even in a debug build, where a branch on a
-        // computed condition keeps both arms).
-        if Q::LINEAR {
-            // A debug build walks the runs `next_run` finds, in one loop
-            // with one call of `walk_run` (see `next_run`).
-            #[cfg(debug_assertions)]
-            {
-                let mut done = 0;
-                loop {
-                    let (first, len) = view.part.next_run(Self::RUNS, &mut done);
-                    if len == 0 {
-                        break;
-                    }
-                    // SAFETY: the ids `first..first + len` are the next
-                    // `len` of the subtask's ids (`next_run`); see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, first, len, &mut f) };
-                }
-            }
-            // An optimised build, one loop per way the ids lie, each
-            // specialised (`walk_run` inlined into each).
-            #[cfg(not(debug_assertions))]
-            {
-                let ids = view.part.ids();
-                // The common case of entities created together: ids are one
-                // ascending run, walked as one (one address per column for
-                // the whole walk, not one per block or entity), and the loop
-                // can be vectorised. Only for a subtask with entities:
-                // `start` must be one of them. From the set rather than
-                // `view.part.run`: `run_start`'s checks, inlined here, tell the
-                // compiler that `start + k` does not wrap, so that it walks
-                // the columns with pointers; without them it recomputes each
-                // address from the id, which made simple_iter 1.25x slower.
-                if let Some(start) = run_from(view.part.set, view.part.range.start) {
-                    if !ids.is_empty() {
-                        // SAFETY: the ids `start..start + ids.len()` are `ids`
-                        // (run invariant), all the subtask's; see above.
-                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, start, ids.len(), &mut f) };
-                    }
-                    return;
-                }
-                if Self::RUNS && view.part.set.is_ascending() {
-                    // Several runs, as `layout: archetypes` leaves a system
-                    // over several sets: each run is walked as one.
-                    let mut s = 0;
-                    while s < ids.len() {
-                        let rest = &ids[s..];
-                        let len = run_len(rest);
-                        // SAFETY: the ids `rest[0]..rest[0] + len` are
-                        // `rest[..len]` (`run_len`), all the subtask's; see
-                        // above.
-                        unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, rest[0].0, len, &mut f) };
-                        s += len;
-                    }
-                    return;
-                }
-                // Scattered ids, where the search for each run's end would
-                // be paid per id: one id at a time, each a run of one (`len`
-                // a constant 1: the same code as a fetch).
-                for k in 0..ids.len() {
-                    // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
-                    // subtask's ids; see above.
-                    unsafe { walk_run::<Cx, S, Q, BLOCKS>(view, fetch, ids.get_unchecked(k).0, 1, &mut f) };
-                }
-            }
-            return;
-        }
-        // Any other query, one id at a time (`f` called from one site, so
-        // that the compiler inlines it).
-        let ids = view.part.ids();
-        // A `while` rather than `for k in 0..ids.len()`: in a debug build
-        // the range's `into_iter` and `next` were two calls in every walk.
-        let mut k = 0;
-        while k < ids.len() {
-            // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
-            // ids; see above.
-            let item = unsafe { Q::fetch(fetch, *ids.get_unchecked(k)) };
-            f.visit(view, item);
-            k += 1;
-        }
+        walk_body!(self, Q, BLOCKS, f);
     }
 
     /// This subtask's ids, whether they are one ascending run of
@@ -740,15 +897,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// game.step(|p| assert_eq!(p.get::<Health>(hurt).unwrap().0, 4));
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        let f = Items(f);
+        let mut f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
-        if Q::BLOCKS {
-            self.walk::<Q, true>(f);
-        } else {
-            self.walk::<Q, false>(f);
-        }
+        walk!(self, Q, Q::BLOCKS, f);
     }
 
     /// [`for_entities_in_blocks`](Self::for_entities_in_blocks) without the
@@ -791,9 +947,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, true>(Items(f));
+        let mut f = Items(f);
+        walk!(self, Q, true, f);
     }
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
@@ -831,9 +991,13 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// });
     /// ```
     #[inline]
+    // `f` is walked in place in a debug build (`walk!`), moved on in an
+    // optimised one.
+    #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        self.walk::<Q, false>(Items(f));
+        let mut f = Items(f);
+        walk!(self, Q, false, f);
     }
 }
 
@@ -856,7 +1020,7 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 /// One function for both walks of runs, called only when `BLOCKS`.
 ///
 /// # Safety
-/// `Data::walk`'s guarantees for each id of the run `start..start + len`
+/// `walk!`'s guarantees for each id of the run `start..start + len`
 /// of `place`: each is one of the subtask's entities and holds every
 /// component `Q` borrows, and `f` gets each item for one call.
 #[inline(always)]
@@ -885,78 +1049,9 @@ unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
     blocks * BLOCK
 }
 
-/// Calls `f` with the item of `Q` for each id of the run `first..first +
-/// len`, in blocks when `BLOCKS`, from each linear column's value of
-/// `first`: the body of every walk over runs (`Data::walk`'s one run, its
-/// runs under `layout: archetypes`, and its ids one at a time).
-///
-/// Always inlined: in an optimised build into each of the walk's three
-/// loops, so that each is specialised (a run of one folds to a fetch, the
-/// one run keeps `run_start`'s checks); in a debug build into the walk's
-/// one loop (`next_run`). Before the debug build's loop was one, it called
-/// this function from its three loops, compiled once per walk (inlined
-/// there, each walk compiled its column accesses and the call of `f` three
-/// times: the always-inliner runs even at `opt-level = 0`). For the same
-/// reason, what it calls per run or block that is generic over the column
-/// type only (`Place::new` and `offset`, `Staged::new` and `drop`, the
-/// columns' `fetch`) is always inlined in an optimised build only: a debug
-/// build compiles it once per column type, not into every walk of every
-/// system. (`Place::ptr` and `Staged::get`, called per entity, stay always
-/// inlined: as calls they made a debug build's simple_iter system 6.7%
-/// slower (callgrind), for 46 instructions fewer.) For
-/// `scripts/compile-cost`'s 64/32 declaration, what a debug build compiles
-/// after the O0 pipeline went 117 076 → 113 946 instructions with the
-/// call in each of three loops (eleventh round), and 101 919 → 98 525 with
-/// the one loop inlining it (thirteenth: COMPILE_COST.md).
-///
-/// # Safety
-/// `Data::walk`'s guarantees for each id of the run: each is one of the
-/// subtask's entities and holds every component `Q` borrows, `fetch` is
-/// `Q::init` of the context's storages, and `f` gets each item for one
-/// call.
-#[inline(always)]
-unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const BLOCKS: bool>(
-    view: &mut View<'a, Cx, S>,
-    fetch: Q::Fetch,
-    first: u32,
-    len: usize,
-    f: &mut impl Visit<'a, Cx, S, Q>,
-) {
-    // SAFETY: `first` is one of the subtask's entities (caller).
-    let place = unsafe { Q::run(fetch, EntityId(first)) };
-    // Blocks first, when asked for, so that the compiler may vectorise
-    // `f` across a block (see `block`): the first `done` entities go in
-    // blocks, the rest one by one below. (`BLOCKS` is a constant: a
-    // walk one entity at a time generates no block code.)
-    let done = if BLOCKS {
-        // SAFETY: the caller's guarantees, for the ids `first..first + len`.
-        unsafe { walk_blocks::<Cx, S, Q>(view, &place, len, f) }
-    } else {
-        0
-    };
-    // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
-    // code was inlined into every walk before LLVM saw it. One loop per
-    // way of reaching the values, each with `f` inside (`call` is always
-    // inlined, and `f` is called from it alone): one loop testing the
-    // way per entity was not unswitched when `f` was large, and kept the
-    // test's flag, the columns' places and its counter on the stack
-    // (particles' spatial partition: 6 loads from the stack per entity).
-    // A `while`, not `for k in done..len`: in a debug build the range's
-    // `into_iter` and `next` were two calls in every walk (the same
-    // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
-    let mut k = done;
-    while k < len {
-        // SAFETY: `first + k` is in the run, and the ids before it are the
-        // subtask's too (caller).
-        let item = unsafe { Q::run_item(&place, k) };
-        f.visit(view, item);
-        k += 1;
-    }
-}
-
 /// The length of the run of consecutive ids that `ids` (strictly
 /// ascending, not empty) starts with: under `layout: archetypes`,
-/// `Data::walk` walks a subtask's ids run by run. In `benches/drivers`'
+/// `walk!` walks a subtask's ids run by run. In `benches/drivers`'
 /// `runs_walk` (Move over movers of two sets that a third set's run parts),
 /// Move cost 9.1 instructions per mover walked id by id, and costs 3.5 run
 /// by run, as over movers of one set (callgrind, 20 000 and 40 000 movers,

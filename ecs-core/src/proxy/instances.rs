@@ -9,7 +9,7 @@ use crate::many::{InstanceKey, Many};
 use crate::many_query::{DeclaredMany, InstanceQuery};
 use crate::proxy::data::{ValidQuery, View};
 use crate::proxy::{Data, Defer};
-use crate::query::Query;
+use crate::query::{Query, QueryCode};
 use crate::storage::{Column, ManyColumn, ManyMut, ManyRef, Storage};
 
 /// A component declared `many` in context `Cx`: the instance type `T` of
@@ -413,12 +413,12 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         let () = ValidQuery::<Cx, S, (I::First, Q)>::OK;
         {
             let f = &mut f;
-            let g = move |_: &mut View<'a, Cx, S>, item: <(I::First, Q) as Query<Cx, S>>::Item<'_>| {
+            let g = move |_: &mut View<'a, Cx, S>, item: <(I::First, Q) as QueryCode<Cx>>::Item<'_>| {
                 let (first, q) = item;
                 f(I::from_first(first), q);
             };
             // As `for_each`: only the walk taken is compiled.
-            if <(I::First, Q) as Query<Cx, S>>::BLOCKS {
+            if <(I::First, Q) as QueryCode<Cx>>::BLOCKS {
                 self.walk::<(I::First, Q), true>(g);
             } else {
                 self.walk::<(I::First, Q), false>(g);

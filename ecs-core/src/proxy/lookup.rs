@@ -4,7 +4,7 @@ use crate::context::Context;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::handle::EntityId;
 use crate::proxy::{Data, View};
-use crate::query::{Query, SharedQuery};
+use crate::query::{Query, QueryCode, SharedQuery};
 use crate::sparse_set::SparseSet;
 use core::marker::PhantomData;
 
@@ -256,7 +256,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
             None => Members::Set { set, end: u32::MAX },
         };
         Lookup {
-            fetch: <Q as Query<Cx, S>>::init(cx.storages()),
+            fetch: <Q as QueryCode<Cx>>::init(cx.storages()),
             members,
             _borrow: PhantomData,
         }
