@@ -608,7 +608,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     pub fn system<S: SystemOf<Cx>>(&self) -> &S {
         // SAFETY: systems run only inside `run_selected` or `run_all`, which borrow the
         // context mutably, so while `&self` lives no system runs.
-        unsafe { S::slot(&self.systems).cell.read().0 }
+        unsafe { S::slot(&self.systems).read().0 }
     }
 
     /// The state of system `S`, mutably.
@@ -641,7 +641,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// world.step(|p| assert_eq!(p.get::<Position>(e).unwrap().0, 3.0));
     /// ```
     pub fn system_mut<S: SystemOf<Cx>>(&mut self) -> &mut S {
-        S::slot_mut(&mut self.systems).cell.get_mut().0
+        S::slot_mut(&mut self.systems).get_mut().0
     }
 
     /// The outputs of the last run of system `S`, one per subtask.
@@ -676,7 +676,7 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// ```
     pub fn outputs<S: SystemOf<Cx>>(&self) -> &[S::Output] {
         // SAFETY: as in `system`: no system runs while `&self` lives.
-        unsafe { S::slot(&self.systems).cell.read().1 }
+        unsafe { S::slot(&self.systems).read().1 }
     }
 
     /// Resource `R`.

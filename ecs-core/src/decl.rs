@@ -13,7 +13,7 @@ use crate::layout::Layout;
 use crate::pending::Pending;
 use crate::schedule::Parallelism;
 use crate::storage::{Column, Group, Grouped, Storage};
-use crate::system_cell::SystemCell;
+use core::cell::UnsafeCell;
 use core::sync::atomic::AtomicBool;
 use parking_lot::Mutex;
 
@@ -501,9 +501,25 @@ pub struct SlotCore<Cx: ContextDecl> {
 /// finding and dropping cores is one loop or one index, not code for each
 /// system.)
 ///
-/// They sit in a `SystemCell`, without a lock: the scheduler runs a system
-/// only after its dependencies, and only its descendants read its state and
-/// outputs, so accesses never overlap.
+/// They sit in cells, without a lock: the scheduler runs a system only after
+/// its dependencies, and only its descendants read its state and outputs,
+/// so accesses never overlap (`system_cell.rs` has the accessors and the
+/// argument).
+///
+/// The cells are the slot's own fields, not a `SystemCell<S, O, P>` held
+/// by the slot: that struct was one more type per system, described again
+/// in the debug information of each codegen unit that uses the context
+/// (288 structure types at 64 components / 32 systems, in 9 of its 10
+/// units), and one more drop-glue function per system (COMPILE_COST.md,
+/// fifteenth round).
+///
+/// Three cells rather than one of a tuple: dropping a slot drops the
+/// outputs' and the queues' vectors through drop glue shared by every
+/// system of the same output type (and context), where the tuple (and its
+/// cell) were two more drop-glue functions and two more types in the
+/// debug information per system.
 pub struct SystemSlot<Cx: ContextDecl, S: SystemOf<Cx>> {
-    pub(crate) cell: SystemCell<S, S::Output, Pending<Cx>>,
+    pub(crate) state: UnsafeCell<S>,
+    pub(crate) outputs: UnsafeCell<Vec<S::Output>>,
+    pub(crate) scratch: UnsafeCell<Vec<Pending<Cx>>>,
 }

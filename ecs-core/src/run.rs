@@ -117,7 +117,7 @@ macro_rules! run_body {
         // `run_selected` (through `Dispatch` or an adapter), whose scheduler
         // runs `S` once and its descendants, the only systems that read its
         // cell, after this returns (`SystemCell`'s documentation).
-        let ($state, outputs, scratch) = unsafe { slot.cell.run() };
+        let ($state, outputs, scratch) = unsafe { slot.run() };
         $before;
         let set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.

@@ -67,11 +67,11 @@ impl<Cx: ContextDecl> Context<Cx> {
         let c_slot = C::slot(&self.systems);
         // SAFETY: this is the run of `P` (the caller's contract, as
         // `run_system_with`'s).
-        let (p_state, p_outputs, p_scratch) = unsafe { p_slot.cell.run() };
+        let (p_state, p_outputs, p_scratch) = unsafe { p_slot.run() };
         // SAFETY: and of `C`: `C`'s node does not touch the cell after this
         // run (`run_consumer` sees the flag set below and returns), and
         // nothing else reads it before `C`'s node finished.
-        let (c_state, c_outputs, c_scratch) = unsafe { c_slot.cell.run() };
+        let (c_state, c_outputs, c_scratch) = unsafe { c_slot.run() };
         p_state.before(args);
         c_state.before(args);
         let p_set = self.subscriptions.of(P::INDEX);

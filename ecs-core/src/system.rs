@@ -1,11 +1,10 @@
 //! Systems: the trait users implement, and how a context makes the slot it
 //! keeps for each (the slots' types are in `decl.rs`, whose accessors name them).
 
-use crate::decl::{ContextDecl, SlotCore, SystemOf, SystemSlot};
+use crate::decl::{ContextDecl, SlotCore, SystemOf};
 use crate::fn_queue::FnQueue;
 use crate::pending::Pending;
 use crate::proxy::Data;
-use crate::system_cell::SystemCell;
 use core::sync::atomic::AtomicBool;
 use parking_lot::Mutex;
 
@@ -214,17 +213,5 @@ impl<Cx: ContextDecl> SlotCore<Cx> {
         // system, 7 847 -> 6 915 debug IR instructions, 7 576 -> 6 741
         // lines of unoptimised release IR; COMPILE_COST.md, twelfth round).
         [const { Self::new() }; N]
-    }
-}
-
-impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
-    /// A slot holding `state`, with no subscribers and no outputs.
-    // Inlined in a debug build, as `SystemCell::new`: one function fewer per
-    // system, for 32 debug instructions more at 64/32.
-    #[cfg_attr(debug_assertions, inline(always))]
-    pub fn new(state: S) -> Self {
-        Self {
-            cell: SystemCell::new(state),
-        }
     }
 }

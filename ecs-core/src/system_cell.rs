@@ -1,60 +1,50 @@
 //! A system's state and the outputs of its last run, shared with worker
-//! threads without a lock.
+//! threads without a lock: the accessors of [`SystemSlot`]'s cells.
 //!
 //! A lock here would never be contended, yet it cost four atomic
 //! read-modify-writes per system run (lock and unlock of the state and of
 //! the outputs): about 25 ns, a quarter of the step of a small system. The
-//! scheduler's order already keeps every access apart, so the cell relies on
+//! scheduler's order already keeps every access apart, so the slot relies on
 //! it instead; its two `unsafe` accessors state what their callers promise.
+//!
+//! Who touches the cells of system `S`'s slot, and when:
+//! - The run of `S` (`run_body!` in `run.rs`) alone borrows them mutably
+//!   ([`run`](SystemSlot::run)), for the length of one run. A run happens
+//!   only inside `Context::run_selected` or `Context::run_all` (whose loop,
+//!   with no team, is the scheduler on one thread), which hold the context
+//!   borrowed mutably and start each system at most once, so two runs of
+//!   the same system never overlap.
+//! - Systems that read them while systems run ([`read`](SystemSlot::read),
+//!   through `Data::system` and `Data::outputs`) are descendants of `S`
+//!   (`DependsOn`'s contract): the scheduler starts them only after `S`'s
+//!   run has returned, ordered by the acquire-release decrements of its
+//!   counters (or by program order on one thread).
+//! - Outside a run, `&Context` gives shared access and `&mut Context`
+//!   exclusive access ([`get_mut`](SystemSlot::get_mut)), as the borrow
+//!   checker sees them.
 
+use crate::decl::{ContextDecl, SystemOf, SystemSlot};
+use crate::pending::Pending;
 use core::cell::UnsafeCell;
 
-/// The state `S` of one system, its outputs `O`, one per subtask, and
-/// scratch `P` its subtasks reuse from run to run (their queues of pending
-/// changes, whose memory a run keeps for the next).
-///
-/// Who touches the cell, and when:
-/// - The run of `S` (`run_body!` in `run.rs`) alone borrows it mutably
-///   ([`run`](Self::run)), for the length of one run. A run happens only
-///   inside `Context::run_selected` or `Context::run_all` (whose loop, with
-///   no team, is the scheduler on one thread), which hold the context
-///   borrowed mutably and start each system at most once, so two runs of
-///   the same system never overlap.
-/// - Systems that read it while systems run ([`read`](Self::read), through
-///   `Data::system` and `Data::outputs`) are descendants of `S`
-///   (`DependsOn`'s contract): the scheduler starts them only after `S`'s
-///   run has returned, ordered by the acquire-release decrements of its
-///   counters (or by program order on one thread).
-/// - Outside a run, `&Context` gives shared access and `&mut Context`
-///   exclusive access ([`get_mut`](Self::get_mut)), as the borrow checker
-///   sees them.
-///
-/// Three cells rather than one of a tuple: dropping a slot then drops the
-/// outputs' and the queues' vectors through drop glue shared by every
-/// system of the same output type (and context), where the tuple (and its
-/// cell) were two more drop-glue functions and two more types in the
-/// debug information per system.
-pub struct SystemCell<S, O, P> {
-    state: UnsafeCell<S>,
-    outputs: UnsafeCell<Vec<O>>,
-    scratch: UnsafeCell<Vec<P>>,
-}
+// SAFETY: shared across threads, the slot hands out `&mut S` /
+// `&mut S::Output` / `&mut Pending<Cx>` to one thread at a time (`run`'s
+// contract), which needs `Send`, and `&S` / `&S::Output` to several at once
+// (`read`'s), which needs `Sync`; no `&Pending<Cx>` is ever shared. `S` is
+// `Send + Sync` (`SystemOf`'s supertraits), and so is `S::Output` (its
+// bounds); `Pending<Cx>` is `Send` for every context (its queue's `Send`
+// impl, for `DeferArg<Cx>: Arg`).
+unsafe impl<Cx: ContextDecl, S: SystemOf<Cx>> Sync for SystemSlot<Cx, S> {}
 
-// SAFETY: shared across threads, the cell hands out `&mut S` / `&mut O` /
-// `&mut P` to one thread at a time (`run`'s contract), which needs `Send`,
-// and `&S` / `&O` to several at once (`read`'s), which needs `Sync`; no `&P`
-// is ever shared.
-unsafe impl<S: Send + Sync, O: Send + Sync, P: Send> Sync for SystemCell<S, O, P> {}
-
-impl<S, O, P> SystemCell<S, O, P> {
-    /// A cell holding `state` and no outputs.
-    // Inlined (into `SystemSlot::new`, and that into the context's
-    // `new_systems`) in a debug build: one function fewer per system
-    // there (32 at 64/32), for 96 debug instructions fewer. An optimised
-    // build inlines it when it pays: always inlining it there made the
-    // release IR bigger (COMPILE_COST.md, twelfth round, part 2).
+impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
+    /// A slot holding `state`, with no outputs.
+    // Inlined (into the context's `new_systems`) in a debug build: one
+    // function fewer per system there (32 at 64/32), for 96 debug
+    // instructions fewer. An optimised build inlines it when it pays:
+    // always inlining it there made the release IR bigger (COMPILE_COST.md,
+    // twelfth round, part 2).
     #[cfg_attr(debug_assertions, inline(always))]
-    pub(crate) fn new(state: S) -> Self {
+    pub fn new(state: S) -> Self {
         Self {
             // Empty vectors as constants: `Vec::new()` called was two calls
             // per system in a debug build (`new_systems`, into which this is
@@ -65,28 +55,28 @@ impl<S, O, P> SystemCell<S, O, P> {
         }
     }
 
-    /// The state and outputs, through exclusive access to the cell.
+    /// The state and outputs, through exclusive access to the slot.
     #[inline]
-    pub(crate) fn get_mut(&mut self) -> (&mut S, &mut Vec<O>) {
+    pub(crate) fn get_mut(&mut self) -> (&mut S, &mut Vec<S::Output>) {
         (self.state.get_mut(), self.outputs.get_mut())
     }
 
-    /// The state, outputs and scratch, mutably, for the run of the cell's
+    /// The state, outputs and scratch, mutably, for the run of the slot's
     /// system.
     ///
     /// # Safety
-    /// While the returned references live, no other reference into the cell
-    /// exists or is made: the caller is the system's run, which the
+    /// While the returned references live, no other reference into the slot's
+    /// cells exists or is made: the caller is the system's run, which the
     /// scheduler never overlaps with another run of the same system or with
-    /// a descendant's run (see the type's documentation).
+    /// a descendant's run (see the module's documentation).
     // Always inlined: its callers are system runs (`run_body!`), and as a
     // call it was one more function per system in a debug build.
     #[inline(always)]
     #[expect(
         clippy::mut_from_ref,
-        reason = "the cell hands out its contents mutably through `&self`; the caller promises exclusive access (`# Safety`)"
+        reason = "the slot hands out its contents mutably through `&self`; the caller promises exclusive access (`# Safety`)"
     )]
-    pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<O>, &mut Vec<P>) {
+    pub(crate) unsafe fn run(&self) -> (&mut S, &mut Vec<S::Output>, &mut Vec<Pending<Cx>>) {
         // SAFETY: the caller promises exclusive access for the references'
         // lifetime.
         unsafe {
@@ -103,10 +93,10 @@ impl<S, O, P> SystemCell<S, O, P> {
     /// # Safety
     /// No reference from [`run`](Self::run) is alive, or made, while the
     /// returned references live: the caller is not inside a run of the
-    /// cell's system, and that system cannot start until the caller is done
+    /// slot's system, and that system cannot start until the caller is done
     /// (the caller holds the context borrowed, or is a descendant system).
     #[inline]
-    pub(crate) unsafe fn read(&self) -> (&S, &[O]) {
+    pub(crate) unsafe fn read(&self) -> (&S, &[S::Output]) {
         // SAFETY: the caller promises that no mutable reference exists.
         unsafe { (&*self.state.get(), &*self.outputs.get()) }
     }

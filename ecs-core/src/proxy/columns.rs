@@ -389,7 +389,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
         // run finished before this one began, and it runs again only in a
         // later `run_selected` or `run_all`, which the returned reference cannot reach
         // (as in `View::system`).
-        unsafe { T::slot(self.cx.systems()).cell.read().0 }
+        unsafe { T::slot(self.cx.systems()).read().0 }
     }
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
@@ -435,7 +435,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Columns<'a, Cx, S> {
         S: DependsOn<Cx, T>,
     {
         // SAFETY: as in `system`.
-        unsafe { T::slot(self.cx.systems()).cell.read().1 }
+        unsafe { T::slot(self.cx.systems()).read().1 }
     }
 }
 

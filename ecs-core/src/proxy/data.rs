@@ -2131,7 +2131,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // it: `process` is generic over `'a` and every place it could store
         // a reference outliving the call (state, outputs, deferred functions)
         // is `'static` (`SystemCell`'s documentation).
-        unsafe { T::slot(self.part.cx.systems()).cell.read().0 }
+        unsafe { T::slot(self.part.cx.systems()).read().0 }
     }
 
     /// The outputs of the last run of system `T`, an ancestor of this one,
@@ -2185,7 +2185,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         S: DependsOn<Cx, T>,
     {
         // SAFETY: as in `system`: `T`'s run finished before this one began.
-        unsafe { T::slot(self.part.cx.systems()).cell.read().1 }
+        unsafe { T::slot(self.part.cx.systems()).read().1 }
     }
 }
 
