@@ -16,6 +16,28 @@ use crate::subtask_proxy::SubtaskProxy;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Range};
 
+/// A walk's call of `f` with the view and an item of `Q`: `items`, `f` an
+/// [`Items`], calls its closure with the item; `entities` calls `f`, a
+/// closure, with both; `any` calls [`Visit::visit`], for a walk whose `f`
+/// may be either (`Data::walk`, an optimised build's walks).
+///
+/// The closure called directly where the walking method knows its kind (a
+/// debug build's walks, `walk!`): `visit`, always inlined, was one more
+/// item per walk for rustc to collect, compile to IR and inline (64 at
+/// 64 components / 32 systems, `-Zprint-mono-items`), for the same call
+/// after inlining (COMPILE_COST.md, fifteenth round).
+macro_rules! visit {
+    (items, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+        ($f.0)($item)
+    };
+    (entities, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+        $f(&mut *$view, $item)
+    };
+    (any, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+        <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, $view, $item)
+    };
+}
+
 /// Calls `f` (a `Visit`, bound to a mutable local) with the view and the
 /// item of `Q` for each entity of the subtask of `data` (a `Data`), in
 /// blocks when `BLOCKS` and the ids are one run.
@@ -32,7 +54,7 @@ use core::ops::{Deref, DerefMut, Range};
 /// The body of `Data::walk`; in a debug build also expanded in each
 /// walking method (`walk!`).
 macro_rules! walk_body {
-    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {{
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident, $how:ident) => {{
         // Every caller evaluated `ValidQuery::OK` (`is_valid(Q::ACCESS)`) first.
         let view = &mut $data.view;
         let fetch = <$Q as QueryCode<Cx>>::init(view.part.cx.storages());
@@ -63,7 +85,7 @@ macro_rules! walk_body {
                         }
                         // SAFETY: the ids `first..first + len` are the next
                         // `len` of the subtask's ids (`next_run`); see above.
-                        walk_run!($Q, $BLOCKS, view, fetch, first, len, $f);
+                        walk_run!($Q, $BLOCKS, view, fetch, first, len, $f, $how);
                     }
                 }
                 // An optimised build, one loop per way the ids lie, each
@@ -124,7 +146,7 @@ macro_rules! walk_body {
                 // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
                 // ids; see above.
                 let item = unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) };
-                <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, view, item);
+                visit!($how, $Q, $f, view, item);
                 k += 1;
             }
         }
@@ -137,10 +159,13 @@ macro_rules! walk_body {
 /// walk for rustc to collect, compile to IR and inline (64 of the 4 475 at
 /// 64/32, `-Zprint-mono-items`; rustc's debug instructions 5.146 G ->
 /// 5.071 G), for the same code after inlining.
+///
+/// `$how` says how the walk calls `f` (`visit!`): `items` for an
+/// [`Items`], `entities` for a closure of the view and the item.
 #[cfg(debug_assertions)]
 macro_rules! walk {
-    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {
-        walk_body!($data, $Q, $BLOCKS, $f)
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident, $how:ident) => {
+        walk_body!($data, $Q, $BLOCKS, $f, $how)
     };
 }
 
@@ -151,7 +176,7 @@ macro_rules! walk {
 /// analysed further).
 #[cfg(not(debug_assertions))]
 macro_rules! walk {
-    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident) => {
+    ($data:ident, $Q:ty, $BLOCKS:expr, $f:ident, $how:ident) => {
         if $BLOCKS {
             $data.walk::<$Q, true>($f)
         } else {
@@ -196,7 +221,7 @@ macro_rules! walk {
 /// `Q::init` of the context's storages, and `f` gets each item for one
 /// call.
 macro_rules! walk_run {
-    ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:expr) => {{
+    ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:expr, $how:ident) => {{
         let (first, len): (u32, usize) = ($first, $len);
         // SAFETY: `first` is one of the subtask's entities (the expansion
         // site's guarantee).
@@ -227,7 +252,7 @@ macro_rules! walk_run {
             // SAFETY: `first + k` is in the run, and the ids before it are
             // the subtask's too (the expansion site's guarantee).
             let item = unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) };
-            <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, $view, item);
+            visit!($how, $Q, $f, $view, item);
             k += 1;
         }
     }};
@@ -265,7 +290,7 @@ unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const 
     len: usize,
     f: &mut impl Visit<'a, Cx, S, Q>,
 ) {
-    walk_run!(Q, BLOCKS, view, fetch, first, len, *f);
+    walk_run!(Q, BLOCKS, view, fetch, first, len, *f, any);
 }
 
 /// What a subtask of system `S` may do besides iterating its own entities:
@@ -515,7 +540,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     pub fn for_entities<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         // A constant condition: only the walk taken is compiled.
-        walk!(self, Q, Q::BLOCKS, f);
+        walk!(self, Q, Q::BLOCKS, f, entities);
     }
 
     /// [`for_entities`](Self::for_entities), walking a run of ids in blocks
@@ -579,7 +604,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_entities_in_blocks<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        walk!(self, Q, true, f);
+        walk!(self, Q, true, f, entities);
     }
 
     /// [`for_entities`](Self::for_entities), one entity at a time whatever
@@ -634,14 +659,14 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     #[cfg_attr(not(debug_assertions), allow(unused_mut))]
     pub fn for_entities_in_place<Q: Query<Cx, S>>(&mut self, mut f: impl FnMut(&mut View<'a, Cx, S>, Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
-        walk!(self, Q, false, f);
+        walk!(self, Q, false, f, entities);
     }
 
     /// [`walk_body!`] as a method: every walk in an optimised build
     /// (`walk!`), and the walks outside this file (`for_each_instance`).
     #[inline(always)]
     pub(super) fn walk<Q: Query<Cx, S>, const BLOCKS: bool>(&mut self, mut f: impl Visit<'a, Cx, S, Q>) {
-        walk_body!(self, Q, BLOCKS, f);
+        walk_body!(self, Q, BLOCKS, f, any);
     }
 
     /// This subtask's ids, whether they are one ascending run of
@@ -904,7 +929,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
         let () = ValidQuery::<Cx, S, Q>::OK;
         let mut f = Items(f);
         // As in `for_entities`: only the walk taken is compiled.
-        walk!(self, Q, Q::BLOCKS, f);
+        walk!(self, Q, Q::BLOCKS, f, items);
     }
 
     /// [`for_entities_in_blocks`](Self::for_entities_in_blocks) without the
@@ -953,7 +978,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     pub fn for_each_in_blocks<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         let mut f = Items(f);
-        walk!(self, Q, true, f);
+        walk!(self, Q, true, f, items);
     }
 
     /// [`for_entities_in_place`](Self::for_entities_in_place) without the
@@ -997,7 +1022,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     pub fn for_each_in_place<Q: Query<Cx, S>>(&mut self, f: impl FnMut(Q::Item<'_>)) {
         let () = ValidQuery::<Cx, S, Q>::OK;
         let mut f = Items(f);
-        walk!(self, Q, false, f);
+        walk!(self, Q, false, f, items);
     }
 }
 
