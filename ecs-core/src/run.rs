@@ -192,10 +192,18 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// names an inherent method by its type's path only when the `impl`
     /// sits in the type's module).
     ///
+    /// The generated `Dispatch::dispatch` calls this rather than
+    /// `run_system`: that one-call shell, always inlined, was one more item
+    /// per system for rustc to collect, compile to IR and inline in every
+    /// build (32 at 64 components / 32 systems; COMPILE_COST.md, fifteenth
+    /// round). An error about a system's arguments is reported at the
+    /// `Dispatch` impl's bounds, before either is reached.
+    ///
     /// # Safety
     /// As [`Context::run_system`].
+    #[doc(hidden)]
     #[inline(always)]
-    pub(crate) unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
+    pub unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         // The system's methods called directly, not through closures
         // (`run_body`).
         run_body!(

@@ -898,14 +898,14 @@ where
 {
     unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
         match index {
-            0usize => unsafe { cx.run_system::<S0, __A>(args) }
-            1usize => unsafe { cx.run_system::<S1, __A>(args) }
-            2usize => unsafe { cx.run_system::<S2, __A>(args) }
-            3usize => unsafe { cx.run_system::<S3, __A>(args) }
-            4usize => unsafe { cx.run_system::<S4, __A>(args) }
-            5usize => unsafe { cx.run_system::<S5, __A>(args) }
-            6usize => unsafe { cx.run_system::<S6, __A>(args) }
-            7usize => unsafe { cx.run_system::<S7, __A>(args) }
+            0usize => unsafe { cx.run_system_with_data::<S0, __A>(args) }
+            1usize => unsafe { cx.run_system_with_data::<S1, __A>(args) }
+            2usize => unsafe { cx.run_system_with_data::<S2, __A>(args) }
+            3usize => unsafe { cx.run_system_with_data::<S3, __A>(args) }
+            4usize => unsafe { cx.run_system_with_data::<S4, __A>(args) }
+            5usize => unsafe { cx.run_system_with_data::<S5, __A>(args) }
+            6usize => unsafe { cx.run_system_with_data::<S6, __A>(args) }
+            7usize => unsafe { cx.run_system_with_data::<S7, __A>(args) }
             _ => {}
         }
     }

@@ -346,8 +346,8 @@ where
 {
     unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
         match index {
-            0usize => unsafe { cx.run_system::<Move, __A>(args) }
-            1usize => unsafe { cx.run_system::<Index, __A>(args) }
+            0usize => unsafe { cx.run_system_with_data::<Move, __A>(args) }
+            1usize => unsafe { cx.run_system_with_data::<Index, __A>(args) }
             _ => {}
         }
     }

@@ -371,8 +371,8 @@ where
 {
     unsafe fn dispatch(cx: &::ecs::__private::Context<Self>, index: usize, args: &__A) {
         match index {
-            0usize => unsafe { cx.run_system::<Move, __A>(args) }
-            1usize => unsafe { cx.run_system::<Age, __A>(args) }
+            0usize => unsafe { cx.run_system_with_data::<Move, __A>(args) }
+            1usize => unsafe { cx.run_system_with_data::<Age, __A>(args) }
             _ => {}
         }
     }
