@@ -8,7 +8,7 @@ use crate::decl::SlotCore;
 use crate::decl::{ContextDecl, SystemOf};
 use crate::event_sink::EventSink;
 use crate::pending::Pending;
-use crate::proxy::data::DataProxy;
+use crate::proxy::data::{Data, Part, View};
 use crate::refresh_core::RefreshCore;
 use crate::sparse_set::SparseSet;
 use crate::subtask_proxy::SubtaskProxy;
@@ -105,7 +105,8 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 /// methods called here directly are none.
 macro_rules! run_body {
     (
-        $cx:ident, $S:ty, $P:ty,
+        $cx:ident, $S:ty,
+        proxy: |$nset:ident, $noutput:ident, $nqueue:ident| $new:expr,
         before: |$state:ident| $before:expr,
         process: |$pstate:ident, $proxy:ident| $process:expr,
         after: |$astate:ident, $outputs:ident| $after:expr,
@@ -160,17 +161,24 @@ macro_rules! run_body {
                 $reset;
             }
             {
-                let queue = &mut *guard.0;
-                // SAFETY: `set` holds the system's subscribers (perhaps in the
-                // set it shares with systems matching the same ids:
-                // `Subscriptions`' invariant), distinct (a sparse set) and
-                // matched before any system ran (`run_selected`, `run_all`), so
-                // each holds the system's signature; nothing changes components
-                // while systems run (that needs `&mut Context`). Subtask 0 of 1,
-                // run once, gets the whole set. The scheduler runs only systems
-                // the declaration proves compatible at the same time
+                // The proxy of subtask 0 of 1, from `set`, the output and the
+                // queue, as `$new` builds it (an `unsafe` construction: see
+                // `SubtaskProxy::new`). Why it is sound: `set` holds the
+                // system's subscribers (perhaps in the set it shares with
+                // systems matching the same ids: `Subscriptions`' invariant),
+                // distinct (a sparse set) and matched before any system ran
+                // (`run_selected`, `run_all`), so each holds the system's
+                // signature; nothing changes components while systems run
+                // (that needs `&mut Context`). Subtask 0 of 1, run once, gets
+                // the whole set. The scheduler runs only systems the
+                // declaration proves compatible at the same time
                 // (`ContextDecl`'s contract).
-                let mut proxy = unsafe { <$P as SubtaskProxy<Cx, $S>>::new::<false>($cx, set, 0, 1, output, queue) };
+                let mut proxy = {
+                    let $nset = set;
+                    let $noutput = output;
+                    let $nqueue = &mut *guard.0;
+                    $new
+                };
                 let $proxy = &mut proxy;
                 let $pstate = &*$state;
                 $process;
@@ -207,7 +215,19 @@ impl<Cx: ContextDecl> Context<Cx> {
         // The system's methods called directly, not through closures
         // (`run_body`).
         run_body!(
-            self, S, DataProxy,
+            self, S,
+            // The proxy built here, not by `SubtaskProxy::new`: that
+            // always-inlined constructor was one more item per system for
+            // rustc to collect, compile to IR and inline in a debug build
+            // (32 at 64 components / 32 systems; COMPILE_COST.md, fifteenth
+            // round).
+            proxy: |set, output, queue| Data {
+                view: View {
+                    // SAFETY: the run of one subtask's guarantees (`run_body!`).
+                    part: unsafe { Part::new::<false>(self, set, 0, 1, queue) },
+                    output,
+                },
+            },
             before: |state| state.before(args),
             process: |state, proxy| state.process(proxy, args),
             after: |state, outputs| state.after(outputs, args),
@@ -322,7 +342,9 @@ impl<Cx: ContextDecl> Context<Cx> {
         reset: impl Fn(&mut S::Output) + Sync + Copy,
     ) {
         run_body!(
-            self, S, P,
+            self, S,
+            // SAFETY: the run of one subtask's guarantees (`run_body!`).
+            proxy: |set, output, queue| unsafe { <P as SubtaskProxy<Cx, S>>::new::<false>(self, set, 0, 1, output, queue) },
             before: |state| before(state),
             process: |state, proxy| process(state, proxy),
             after: |state, outputs| after(state, outputs),
@@ -566,9 +588,16 @@ where
     /// As `SystemSubtask::run`.
     unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
         S::reset_output(output);
-        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
-        // run's `subtasks` and run once: the caller's contract).
-        let mut proxy = unsafe { DataProxy::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
+        // Built here, not by `DataProxy::new` (one more item per system, as
+        // in `run_system_with_data`).
+        let mut proxy = Data {
+            view: View {
+                // SAFETY: as in `run_body`'s run of one subtask (`i` below the
+                // run's `subtasks` and run once: the caller's contract).
+                part: unsafe { Part::new::<true>(self.cx, self.set, i, self.subtasks, pending) },
+                output,
+            },
+        };
         self.shared.process(&mut proxy, self.args);
     }
 }

@@ -346,7 +346,7 @@ unsafe fn walk_run<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>, const 
 /// ```
 pub struct View<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
     pub(crate) part: Part<'a, Cx>,
-    output: &'a mut S::Output,
+    pub(crate) output: &'a mut S::Output,
 }
 
 /// What a [`View`] holds but its output: nothing that depends on the
@@ -371,8 +371,12 @@ impl<'a, Cx: ContextDecl> Part<'a, Cx> {
     /// found inline (`span`) unless `MAY_SPLIT` (`SubtaskProxy::new`).
     /// Always inlined in an optimised build, so that the constant subtask
     /// 0 of 1 folds into the walk; a debug build calls it.
+    ///
+    /// # Safety
+    /// As [`SubtaskProxy::new`]'s, for the system whose proxy holds the
+    /// part: its walks and fetches rely on them.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn new<const MAY_SPLIT: bool>(
+    pub(crate) unsafe fn new<const MAY_SPLIT: bool>(
         cx: &'a Context<Cx>,
         set: &'a SparseSet,
         subtask: usize,
@@ -444,7 +448,8 @@ impl<'a, Cx: ContextDecl> Part<'a, Cx> {
 /// world.step(|p| assert_eq!(p.get::<Position>(e).map(|p| p.0), Some(1.0)));
 /// ```
 pub struct Data<'a, Cx: ContextDecl, S: SystemOf<Cx>> {
-    view: View<'a, Cx, S>,
+    // Built in place by a system's run (`run.rs`), from a `Part::new`.
+    pub(crate) view: View<'a, Cx, S>,
 }
 
 /// Builds a [`Data`] proxy per subtask of a system's run.
@@ -467,7 +472,8 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SubtaskProxy<Cx, S> for DataProxy {
     ) -> Data<'a, Cx, S> {
         Data {
             view: View {
-                part: Part::new::<MAY_SPLIT>(cx, set, subtask, subtasks, pending),
+                // SAFETY: forwarded from the caller (the same contract).
+                part: unsafe { Part::new::<MAY_SPLIT>(cx, set, subtask, subtasks, pending) },
                 output,
             },
         }
