@@ -114,11 +114,21 @@ macro_rules! run_body {
         subtask: |$set:ident, $subtasks:ident, $shared:ident| $job:expr,
     ) => {{
         let slot = <$S as SystemOf<Cx>>::slot(&$cx.systems);
-        // SAFETY: this is the run of `S`: `&self` here comes from
-        // `run_selected` (through `Dispatch` or an adapter), whose scheduler
-        // runs `S` once and its descendants, the only systems that read its
-        // cell, after this returns (`SystemCell`'s documentation).
-        let ($state, outputs, scratch) = unsafe { slot.run() };
+        // The slot's cells reached here, as `SystemSlot::run` does: that
+        // always-inlined method was one more item per system for rustc to
+        // collect, compile to IR and inline in a debug build.
+        // SAFETY: this is the run of `S` (`SystemSlot::run`'s contract):
+        // `&self` here comes from `run_selected` (through `Dispatch` or an
+        // adapter), whose scheduler runs `S` once and its descendants, the
+        // only systems that read its cells, after this returns
+        // (`system_cell.rs`'s documentation).
+        let ($state, outputs, scratch) = unsafe {
+            (
+                &mut *slot.state.get(),
+                &mut *slot.outputs.get(),
+                &mut *slot.scratch.get(),
+            )
+        };
         $before;
         let set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.
