@@ -11,6 +11,7 @@ use crate::block::{Place, Staged};
 use crate::decl::{Component, ContextDecl};
 use crate::handle::EntityId;
 use crate::storage::Column;
+use core::ptr::NonNull;
 
 /// The access of one query element: component index and whether mutable.
 pub type Access = Option<(usize, bool)>;
@@ -237,6 +238,22 @@ pub unsafe trait SharedQuery<Cx: ContextDecl, S>: Query<Cx, S> {}
 // SAFETY: `S` may read `C` (the `CanRead` bound).
 unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> for &C {}
 
+/// The reference `$ty` to the value at `$ptr` (a `NonNull`), as `as_ref` or
+/// `as_mut` would make it: a `transmute` (`NonNull<T>` and `&T` have the
+/// same layout), to be used inside an `unsafe` block whose caller upholds
+/// `as_ref`'s or `as_mut`'s contract. Not those methods: each is generic
+/// over the value's type, so a function (and `as_ptr`, which they call)
+/// per component a query reads or writes for rustc to collect and, always
+/// inlined, inline in a debug build (106 at 64 components / 32 systems);
+/// an intrinsic is none. Not a dereference of a raw pointer either, which
+/// a debug build checks (alignment and null) in every walk, where the
+/// pointer is aligned and not null by the column's contract.
+macro_rules! item_at {
+    ($ptr:expr, $ty:ty) => {
+        core::mem::transmute::<NonNull<_>, $ty>($ptr)
+    };
+}
+
 // SAFETY: borrows only `C` of `id`, shared.
 unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &C {
     type Item<'i> = &'i C;
@@ -250,7 +267,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &C {
     unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> &'i C {
         // SAFETY: the caller guarantees the state is live, `id` holds `C` and
         // no conflicting mutable borrow exists for `'i`.
-        unsafe { C::Column::fetch(fetch, id).as_ref() }
+        unsafe { item_at!(C::Column::fetch(fetch, id), &'i C) }
     }
     // Read in place: only written values are worth moving.
     const STAGED: usize = 0;
@@ -268,7 +285,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &C {
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid (`ptr`'s contract), and no mutable borrow of the value exists
         // for `'i` (caller).
-        unsafe { run.ptr(k).as_ref() }
+        unsafe { item_at!(run.ptr(k), &'i C) }
     }
     type Block = Place<C::Column>;
     #[inline(always)]
@@ -304,7 +321,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
     unsafe fn fetch<'i>(fetch: Self::Fetch, id: EntityId) -> &'i mut C {
         // SAFETY: the caller guarantees the state is live, `id` holds `C` and
         // no other borrow of it exists for `'i`.
-        unsafe { C::Column::fetch(fetch, id).as_mut() }
+        unsafe { item_at!(C::Column::fetch(fetch, id), &'i mut C) }
     }
     const STAGED: usize = Staged::<C::Column>::STAGES as usize;
     const WITH_ID: bool = false;
@@ -321,7 +338,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid for writes (`ptr`'s contract), and no other borrow of the
         // value exists for `'i` (caller).
-        unsafe { run.ptr(k).as_mut() }
+        unsafe { item_at!(run.ptr(k), &'i mut C) }
     }
     type Block = Staged<C::Column>;
     #[inline(always)]
