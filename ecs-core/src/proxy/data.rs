@@ -2161,7 +2161,7 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> View<'a, Cx, S> {
         // again only in a later `run_selected` or `run_all`. The reference cannot reach
         // it: `process` is generic over `'a` and every place it could store
         // a reference outliving the call (state, outputs, deferred functions)
-        // is `'static` (`SystemCell`'s documentation).
+        // is `'static` (`system_cell.rs`'s documentation).
         unsafe { T::slot(self.part.cx.systems()).read().0 }
     }
 
