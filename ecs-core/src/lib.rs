@@ -113,7 +113,7 @@ pub use proxy::step::Roots;
 pub use proxy::ManyComponent;
 pub use proxy::{Bundle, CloneBundle, Columns, Components, Data, Defer, EntityMut, Spawned, Step, View};
 pub use proxy::{Exclusive, Lookup, PreparedQuery, QueryIter};
-pub use query::{Query, QueryCode, SharedQuery};
+pub use query::{Query, QueryCode, QueryRights, SharedQuery};
 #[doc(hidden)]
 pub use refresh_core::RefreshCore;
 pub use resource::{Resource, ResourceBounds, ResourceCell};

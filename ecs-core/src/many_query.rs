@@ -6,7 +6,7 @@ use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::decl::{Component, ContextDecl};
 use crate::handle::EntityId;
 use crate::many::Many;
-use crate::query::{Access, Query, QueryCode, SharedQuery};
+use crate::query::{Access, Query, QueryCode, QueryRights, SharedQuery};
 use crate::storage::{Column, ManyColumn, ManyFetch, ManyMut, ManyRef, Storage};
 use core::marker::PhantomData;
 
@@ -140,7 +140,7 @@ macro_rules! view_query {
     ($Ty:ident, $Right:ident, $Item:ident, $get:ident, $mutable:literal) => {
         // SAFETY: `S` may read `Many<T>`, or write it when `$mutable`
         // (the `$Right` bound).
-        unsafe impl<Cx, S, T, K> Query<Cx, S> for $Ty<T>
+        unsafe impl<Cx, S, T, K> QueryRights<Cx, S> for $Ty<T>
         where
             Cx: ContextDecl,
             T: DeclaredMany<Cx, Component = Many<T>, Inner = K>,
@@ -353,7 +353,7 @@ where
 }
 
 // SAFETY: accesses nothing.
-unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for () {}
+unsafe impl<Cx: ContextDecl, S> QueryRights<Cx, S> for () {}
 
 // SAFETY: borrows nothing: the query with no element, for
 // `for_each_instance` with nothing beside the instance.

@@ -71,6 +71,24 @@ pub type Access = Option<(usize, bool)>;
 )]
 pub unsafe trait Query<Cx: ContextDecl, S>: QueryCode<Cx> {}
 
+// SAFETY: `QueryRights` has `Query`'s contract.
+unsafe impl<Cx: ContextDecl, S, Q: QueryRights<Cx, S>> Query<Cx, S> for Q {}
+
+/// The impls of [`Query`], which has this one blanket impl over them.
+///
+/// [`Query`] is what methods' bounds name. With its impls on `&C`, `&mut C`
+/// and the tuples, a missing right in a tuple's element made rustc list
+/// every type implementing `Query` (`()`, `(A, B)`, `(A, B, C)`, ...) under
+/// the error, since the bound named the tuple's trait; with a single
+/// blanket impl there is nothing to list, and the error still names the
+/// system, the component and the list (tests/ui/access/write_two_not_in_write.rs).
+///
+/// # Safety
+/// As [`Query`]'s.
+// Hidden: users name `Query`.
+#[doc(hidden)]
+pub unsafe trait QueryRights<Cx: ContextDecl, S>: QueryCode<Cx> {}
+
 /// What a [`Query`] fetches and how, whatever system runs it: the same
 /// code for every system (and the step proxy) running the same query.
 ///
@@ -236,7 +254,7 @@ pub unsafe trait QueryCode<Cx: ContextDecl> {
 pub unsafe trait SharedQuery<Cx: ContextDecl, S>: Query<Cx, S> {}
 
 // SAFETY: `S` may read `C` (the `CanRead` bound).
-unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> Query<Cx, S> for &C {}
+unsafe impl<Cx: ContextDecl, S: CanRead<Cx, C>, C: Component<Cx>> QueryRights<Cx, S> for &C {}
 
 /// The reference `$ty` to the value at `$ptr` (a `NonNull`), as `as_ref` or
 /// `as_mut` would make it: a `transmute` (`NonNull<T>` and `&T` have the
@@ -306,7 +324,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &C {
 unsafe impl<Cx: ContextDecl, S: CanReadShared<Cx, C>, C: Component<Cx>> SharedQuery<Cx, S> for &C {}
 
 // SAFETY: `S` may write `C` (the `CanWrite` bound).
-unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> Query<Cx, S> for &mut C {}
+unsafe impl<Cx: ContextDecl, S: CanWrite<Cx, C>, C: Component<Cx>> QueryRights<Cx, S> for &mut C {}
 
 // SAFETY: borrows only `C` of `id`, mutably.
 unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
@@ -358,7 +376,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
 
 // SAFETY: accesses nothing. (For any `S`: systems, and the step proxy's
 // `Exclusive`.)
-unsafe impl<Cx: ContextDecl, S> Query<Cx, S> for EntityId {}
+unsafe impl<Cx: ContextDecl, S> QueryRights<Cx, S> for EntityId {}
 
 // SAFETY: borrows nothing.
 unsafe impl<Cx: ContextDecl> QueryCode<Cx> for EntityId {
@@ -405,13 +423,14 @@ macro_rules! tuple_query {
     ($($i:tt $Q:ident),+) => {
         // SAFETY: the tuple's accesses are its elements', which `S` has
         // the rights to.
-        // Without `#[diagnostic::do_not_recommend]` (which kept tuples out
-        // of the list of "other types that implement `Query`"): with the
-        // item types in `QueryCode`, an element's missing right is no longer
-        // found while normalising `Q::Item`, and with the attribute rustc
-        // then reported only that the tuple is not a query, not which
-        // element lacks which right (tests/ui/access/read_undeclared.rs).
-        unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> Query<Cx, S> for ($($Q,)+) {}
+        // Without `#[diagnostic::do_not_recommend]`: with the item types in
+        // `QueryCode`, an element's missing right is no longer found while
+        // normalising `Q::Item`, and with the attribute rustc then reported
+        // only that the tuple is not a query, not which element lacks which
+        // right (tests/ui/access/read_undeclared.rs). The list of "other
+        // types that implement `Query`" it kept short is gone another way:
+        // `Query` has one blanket impl (`QueryRights`).
+        unsafe impl<Cx: ContextDecl, S, $($Q: Query<Cx, S>),+> QueryRights<Cx, S> for ($($Q,)+) {}
 
         // SAFETY: the tuple borrows exactly what its elements borrow; the
         // caller of `fetch` rules out conflicts between them by checking
