@@ -180,6 +180,40 @@ macro_rules! case {
                 });
             }
 
+            // `Mark` and `Bomb` are named by no signature: an addition sets
+            // the set's bit and bumps the table's version only when the
+            // entity lacked the component (no branch on it there), which a
+            // prepared query, cached by version, must see.
+            #[test]
+            fn an_unnamed_addition_is_seen_by_a_prepared_query() {
+                let mut cx = Ctx::new();
+                let (a, b) = cx.step(|p| (p.spawn((Other(1),)).unwrap(), p.spawn((Other(2),)).unwrap()));
+                let mut marked = ::ecs::PreparedQuery::<Ctx, (&Other, &Mark)>::new();
+                let seen = |cx: &mut Ctx, q: &mut ::ecs::PreparedQuery<Ctx, (&Other, &Mark)>| {
+                    cx.step(|p| {
+                        let mut v = Vec::new();
+                        q.for_each(p, |(o, _)| v.push(o.0));
+                        v.sort_unstable();
+                        v
+                    })
+                };
+                assert_eq!(seen(&mut cx, &mut marked), Vec::<u32>::new());
+                cx.step(|p| assert_eq!(p.entity_mut(b).unwrap().add(Mark), None));
+                assert_eq!(seen(&mut cx, &mut marked), vec![2]);
+                // Held already: nothing changes, and the query agrees.
+                cx.step(|p| assert_eq!(p.entity_mut(b).unwrap().add(Mark), Some(Mark)));
+                assert_eq!(seen(&mut cx, &mut marked), vec![2]);
+                cx.step(|p| {
+                    let mut m = p.entity_mut(a).unwrap();
+                    assert!(m.remove::<Mark>().is_none());
+                    assert_eq!(m.add(Mark), None);
+                    assert!(p.has::<Mark>(a));
+                });
+                assert_eq!(seen(&mut cx, &mut marked), vec![1, 2]);
+                cx.step(|p| assert!(p.entity_mut(b).unwrap().remove::<Mark>().is_some()));
+                assert_eq!(seen(&mut cx, &mut marked), vec![1]);
+            }
+
             #[test]
             fn a_panicking_drop_leaves_the_entity_consistent() {
                 let mut cx = Ctx::new();

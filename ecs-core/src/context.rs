@@ -782,9 +782,20 @@ impl<Cx: ContextDecl> Context<Cx> {
     #[inline(always)]
     pub(crate) fn insert_known<C: Component<Cx>>(&mut self, at: (u32, EntityId), value: C, held: bool) -> Option<C> {
         let old = C::column_mut(&mut self.storages).insert(at.1, value);
-        if !held {
-            self.entities.bits_mut(at.1).insert(C::INDEX);
-            self.noted(at, C::INDEX);
+        if Self::in_signatures(C::INDEX) {
+            if !held {
+                self.entities.bits_mut(at.1).insert(C::INDEX);
+                self.noted(at, C::INDEX);
+            }
+        } else {
+            // No branch on `held` here. After a user's data-dependent
+            // branch ("remove, and if there was none, add"), the CPU must
+            // learn its pattern, and whether it does depends on where the
+            // code lies; with one branch fewer between two of the user's,
+            // `fragmented_churn`'s step failed to at 0 of 256 placements
+            // against 10, and at 1 of 64 against 4 when written otherwise
+            // (BENCHMARKS.md, "fragmented_churn and code placement").
+            self.entities.insert_unqueued_bit(at.1, C::INDEX, held);
         }
         old
     }

@@ -666,6 +666,22 @@ impl<B: ComponentSet> Entities<B> {
         }
     }
 
+    /// Sets component `bit` of the live entity with id `id`, which held it
+    /// already when `held`, recording a change as
+    /// [`noted_bit`](Self::noted_bit) does for a component no signature
+    /// names (`queue` false): only the table's version, bumped by
+    /// `!held`. Setting a set bit changes nothing, so neither needs a
+    /// branch on `held`.
+    #[inline(always)]
+    pub(crate) fn insert_unqueued_bit(&mut self, id: EntityId, bit: usize, held: bool) {
+        debug_assert!(
+            !self.order_mask.contains(bit),
+            "component {bit} orders ids but no signature names it"
+        );
+        self.bits[id.index()].insert(bit);
+        self.changes += u64::from(!held);
+    }
+
     /// Clears component `bit` of the live entity of `slot`, with id `id`, if
     /// it holds it, recording the change as [`noted_bit`](Self::noted_bit)
     /// does; returns whether it held it. The set is read and written
