@@ -15,8 +15,8 @@ const ABSENT: u32 = u32::MAX;
 /// Packed values: memory proportional to the entities that hold the component,
 /// iteration over a dense array, O(1) insert, lookup and removal.
 ///
-/// Invariant: `values.len() == map.owners.len()`; for every stored id,
-/// `map.owners[map.index[id]] == id`; every other id maps to `ABSENT` or lies past
+/// Invariant: `values.len() == owners.len()`; for every stored id,
+/// `owners[index[id]] == id`; every other id maps to `ABSENT` or lies past
 /// `index.len()`.
 ///
 /// ```
@@ -33,7 +33,8 @@ const ABSENT: u32 = u32::MAX;
 /// ```
 pub struct SparseSetStorage<T> {
     values: Packed<T>,
-    map: ids::Map,
+    owners: Vec<EntityId>,
+    index: Vec<u32>,
 }
 
 /// The id-to-index map's operations that do not touch the values, on
@@ -43,29 +44,6 @@ pub struct SparseSetStorage<T> {
 mod ids {
     use super::ABSENT;
     use crate::handle::EntityId;
-    use core::mem::ManuallyDrop;
-
-    /// The packed ids and the id-to-index map of a storage. Its vectors are
-    /// freed by its `drop`, compiled once here: left to the drop glue,
-    /// their glue was compiled into every crate declaring a context, with
-    /// each `sparse_set` component's.
-    pub(super) struct Map {
-        /// The id of each packed value.
-        pub(super) owners: ManuallyDrop<Vec<EntityId>>,
-        /// Packed index of each id, `ABSENT` for an id without a value.
-        pub(super) index: ManuallyDrop<Vec<u32>>,
-    }
-
-    impl Drop for Map {
-        fn drop(&mut self) {
-            // SAFETY: `drop` runs once; neither field is used after. Neither
-            // drop unwinds (they free plain integers' memory).
-            unsafe {
-                ManuallyDrop::drop(&mut self.owners);
-                ManuallyDrop::drop(&mut self.index);
-            }
-        }
-    }
 
     /// The packed index of `id`'s value in `index`, if any: not generic
     /// (a method of the generic storage was compiled per component type).
@@ -77,13 +55,10 @@ mod ids {
         }
     }
 
-    /// The map for `cap` ids.
+    /// `index` and `owners` for `cap` ids.
     #[inline(never)]
-    pub(super) fn with_capacity(cap: usize) -> Map {
-        Map {
-            owners: ManuallyDrop::new(Vec::with_capacity(cap)),
-            index: ManuallyDrop::new(vec![ABSENT; cap]),
-        }
+    pub(super) fn with_capacity(cap: usize) -> (Vec<EntityId>, Vec<u32>) {
+        (Vec::with_capacity(cap), vec![ABSENT; cap])
     }
 
     /// Takes `id`, packed at `p`, out of the map the way `swap_remove(p)`
@@ -175,7 +150,7 @@ impl<T> SparseSetStorage<T> {
     /// The packed index of `id`'s value, if any.
     #[inline]
     fn slot(&self, id: EntityId) -> Option<usize> {
-        ids::slot(&self.map.index, id)
+        ids::slot(&self.index, id)
     }
 
     /// The ids holding a value, in the packed order.
@@ -196,7 +171,7 @@ impl<T> SparseSetStorage<T> {
     /// assert_eq!(column.ids(), [c, b]);
     /// ```
     pub fn ids(&self) -> &[EntityId] {
-        &self.map.owners
+        &self.owners
     }
 }
 
@@ -205,9 +180,11 @@ impl<T: ComponentBounds> Storage for SparseSetStorage<T> {
     #[inline(always)]
     fn new(limit: EntityLimit) -> Self {
         let cap = limit.initial_capacity();
+        let (owners, index) = ids::with_capacity(cap);
         Self {
             values: Packed::with_capacity(cap),
-            map: ids::with_capacity(cap),
+            owners,
+            index,
         }
     }
 }
@@ -225,7 +202,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         }
         let at = self.values.len() as u32;
         self.values.push(value);
-        ids::claim(&mut self.map.owners, &mut self.map.index, id, at);
+        ids::claim(&mut self.owners, &mut self.index, id, at);
         None
     }
 
@@ -243,8 +220,8 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
             // untyped (the map first: a panicking `drop` leaves the column
             // without it), rather than replaced by typed code.
             ids::discard_unclaimed(
-                &mut self.map.owners,
-                &mut self.map.index,
+                &mut self.owners,
+                &mut self.index,
                 self.values.raw_mut(),
                 size_of::<T>(),
                 id,
@@ -253,7 +230,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         }
         let at = self.values.len() as u32;
         self.values.push(value);
-        ids::claim(&mut self.map.owners, &mut self.map.index, id, at);
+        ids::claim(&mut self.owners, &mut self.index, id, at);
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
@@ -261,7 +238,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         // SAFETY: a stored id's packed index is below `values.len()` (the
         // invariant: `owners[p]` exists, and `values` is as long).
         let value = unsafe { self.values.swap_remove(p) };
-        ids::swap_remove(&mut self.map.owners, &mut self.map.index, id, p);
+        ids::swap_remove(&mut self.owners, &mut self.index, id, p);
         Some(value)
     }
 
@@ -271,7 +248,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     #[inline(always)]
     fn discard(&mut self, id: EntityId) {
         if let Some(p) = self.slot(id) {
-            ids::swap_remove(&mut self.map.owners, &mut self.map.index, id, p);
+            ids::swap_remove(&mut self.owners, &mut self.index, id, p);
             // SAFETY: a stored id's packed index is below `values.len()`
             // (as in `remove`), and the map no longer names it.
             unsafe { self.values.discard(p) };
@@ -279,12 +256,12 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     }
 
     fn remove_range(&mut self, ids: Range<usize>) {
-        if ids.start == 0 && ids.end >= self.map.index.len() {
+        if ids.start == 0 && ids.end >= self.index.len() {
             // Every value: the map and the ids are cleared first, then the
             // values are drained, every one even after a panicking `drop`
             // (the buffer keeps its memory).
-            self.map.index.fill(ABSENT);
-            self.map.owners.clear();
+            self.index.fill(ABSENT);
+            self.owners.clear();
             self.values.clear();
         } else {
             drop_each(ids, |i| drop(self.remove(EntityId(i as u32))));
@@ -303,7 +280,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     fn relocate(&mut self, from: EntityId, to: EntityId) {
         // The value stays where it is packed: only its owner changes. An
         // unclaimed value at `to` goes to `from` in exchange, not dropped.
-        ids::relocate(&mut self.map.owners, &mut self.map.index, from, to);
+        ids::relocate(&mut self.owners, &mut self.index, from, to);
     }
 
     #[inline]
@@ -337,10 +314,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     #[inline]
     fn fetch_state(&self) -> Self::Fetch {
         // The map is only read through its pointer.
-        (
-            self.values.base(),
-            NonNull::from(self.map.index.as_slice()).cast::<u32>(),
-        )
+        (self.values.base(), NonNull::from(self.index.as_slice()).cast::<u32>())
     }
 
     // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
