@@ -204,6 +204,11 @@ impl Presence {
         *w &= !mask;
         old
     }
+
+    /// The ids whose bit is set.
+    pub(crate) fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        crate::bitset::ones(&self.words)
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `tag`: components without data, that only mark entities.
 
-use super::drops::{drop_each, DropPresent, Drops};
+use super::drops::drop_each;
 use super::presence::Presence;
 use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
@@ -34,44 +34,8 @@ use core::ptr::NonNull;
 /// assert!(!column.contains(id));
 /// ```
 pub struct Tag<T> {
-    marks: Marks,
-    _values: PhantomData<T>,
-}
-
-/// A tag's presence bits, and what drops the values they stand for: not
-/// generic, so that a tag has no `Drop` impl of its own. With one (`Tag<T>`
-/// dropping its values itself), each tag type's drop and drop glue were
-/// compiled into every crate declaring a context, even for a unit struct
-/// with nothing to drop.
-struct Marks {
     present: Presence,
-    /// `Drops::<T>::PRESENT`: `None` when `T` needs no drop.
-    drop: Option<DropPresent>,
-    /// `align_of::<T>()`: an aligned non-null address is a valid pointer to
-    /// every value of the zero-sized `T`.
-    align: usize,
-}
-
-impl Drop for Marks {
-    fn drop(&mut self) {
-        if let Some(drop) = self.drop {
-            // Every value, even after a panicking `drop` (`drop_present`
-            // goes on with the rest; the bits are freed by their own drop).
-            // SAFETY: `drop` is `drop_present` of the zero-sized `T` the
-            // bits stand for, for which slot `i` (`base.add(i)`, no bytes
-            // apart) is any aligned non-null pointer: `align` is
-            // `align_of::<T>()`. Each set bit is a value the storage owns,
-            // and the storage is not used after its `drop`; the range is
-            // every id (the bits end the walk, at the last word).
-            unsafe {
-                drop(
-                    core::ptr::without_provenance_mut(self.align),
-                    &mut self.present,
-                    0..usize::MAX,
-                )
-            };
-        }
-    }
+    _values: PhantomData<T>,
 }
 
 // SAFETY: it holds no `T` (only `PhantomData<T>` and the presence bits); the
@@ -111,11 +75,7 @@ impl<T: ComponentBounds> Storage for Tag<T> {
     fn new(limit: EntityLimit) -> Self {
         let () = Self::ZERO_SIZED;
         Self {
-            marks: Marks {
-                present: Presence::with_capacity(limit.initial_capacity()),
-                drop: Drops::<T>::PRESENT,
-                align: core::mem::align_of::<T>(),
-            },
+            present: Presence::with_capacity(limit.initial_capacity()),
             _values: PhantomData,
         }
     }
@@ -130,7 +90,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     fn insert(&mut self, id: EntityId, value: T) -> Option<T> {
         let () = Self::ZERO_SIZED;
         Self::keep(value);
-        if self.marks.present.insert(id.index()) {
+        if self.present.insert(id.index()) {
             // SAFETY: a value of a zero-sized type was held for this id;
             // reading it from a dangling pointer moves it out (no bytes read).
             Some(unsafe { Self::DANGLING.as_ptr().read() })
@@ -149,11 +109,11 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     fn insert_new(&mut self, id: EntityId, value: T) {
         let () = Self::ZERO_SIZED;
         Self::keep(value);
-        self.marks.present.insert(id.index());
+        self.present.insert(id.index());
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
-        if self.marks.present.remove(id.index()) {
+        if self.present.remove(id.index()) {
             // SAFETY: as in `insert`: moves out the zero-sized value held.
             Some(unsafe { Self::DANGLING.as_ptr().read() })
         } else {
@@ -168,7 +128,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         if const { core::mem::needs_drop::<T>() } {
             let _ = self.remove(id);
         } else {
-            self.marks.present.remove(id.index());
+            self.present.remove(id.index());
         }
     }
 
@@ -176,13 +136,13 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         if const { core::mem::needs_drop::<T>() } {
             // Each id's bit is clear when its value is dropped; the rest are
             // dropped after a panicking one.
-            drop_each(self.marks.present.drain(ids), |_| {
+            drop_each(self.present.drain(ids), |_| {
                 // SAFETY: one zero-sized value was held for the id, whose
                 // bit is clear now: it is dropped once, here.
                 unsafe { core::ptr::drop_in_place(Self::DANGLING.as_ptr()) }
             });
         } else {
-            self.marks.present.remove_range(ids);
+            self.present.remove_range(ids);
         }
     }
 
@@ -196,12 +156,12 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
 
     #[inline(always)]
     fn relocate(&mut self, from: EntityId, to: EntityId) {
-        move_bit(&mut self.marks.present, from.index(), to.index());
+        move_bit(&mut self.present, from.index(), to.index());
     }
 
     #[inline]
     fn contains(&self, id: EntityId) -> bool {
-        self.marks.present.get(id.index())
+        self.present.get(id.index())
     }
 
     #[inline]
@@ -242,6 +202,20 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((): (), _: EntityId) -> NonNull<T> {
         Self::DANGLING
+    }
+}
+
+impl<T> Drop for Tag<T> {
+    fn drop(&mut self) {
+        if const { core::mem::needs_drop::<T>() } {
+            // Every value, even after a panicking `drop`.
+            drop_each(self.present.ones(), |_| {
+                // SAFETY: one zero-sized value is held per set bit; each is
+                // dropped once here (the storage is not used after its
+                // `drop`).
+                unsafe { core::ptr::drop_in_place(Self::DANGLING.as_ptr()) }
+            });
+        }
     }
 }
 
