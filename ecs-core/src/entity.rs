@@ -1142,7 +1142,7 @@ pub trait Table: ComponentSet {
     /// `ids`, keeping its memory.
     fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>);
     /// Drops the table: a context holds it in a `ManuallyDrop` and drops it
-    /// through this, so that the table's drop glue (its ten vectors, the
+    /// through this, so that the table's drop glue (its vectors, the
     /// order, the shared generations) is compiled here, once, rather than
     /// in every crate that declares a context.
     ///
