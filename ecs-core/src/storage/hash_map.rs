@@ -45,7 +45,7 @@ pub struct HashMapStorage<T> {
 ///
 /// Its fields are freed by its `drop`, compiled once here: left to the drop
 /// glue, the map's and the vector's glue were compiled into every crate
-/// declaring a context, with each `hash_map` component's.
+/// declaring a context (the columns' glue calls this `drop` instead).
 #[derive(Default)]
 struct Ids {
     /// Packed index of each stored id.

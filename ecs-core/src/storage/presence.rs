@@ -49,7 +49,7 @@ impl Span {
 pub(crate) struct Presence {
     // Freed by `Presence`'s `drop`, compiled once here: left to the drop
     // glue, the vector's glue was compiled into every crate declaring a
-    // context, for each column holding a `Presence`.
+    // context (the columns' glue calls this `drop` instead).
     words: ManuallyDrop<Vec<u64>>,
 }
 
