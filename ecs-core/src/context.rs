@@ -93,7 +93,12 @@ use core::sync::atomic::AtomicBool;
 /// assert!(context.is_alive(e));
 /// ```
 pub struct Context<Cx: ContextDecl> {
-    pub(crate) entities: Entities<Cx::Bits>,
+    // Dropped by `Context`'s `drop`, through `Table::drop_table`: compiled
+    // once in this crate for the sets a declaration picks (`Bits8` to
+    // `Bits128`). Left to the drop glue, the table's drop (its vectors'
+    // glue, the order's, the shared generations') was compiled into every
+    // crate declaring a context.
+    pub(crate) entities: ManuallyDrop<Entities<Cx::Bits>>,
     pub(crate) storages: DropApart<Cx::Storages>,
     pub(crate) systems: DropApart<Cx::Systems>,
     pub(crate) resources: Cx::Resources,
@@ -202,11 +207,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// ```
     pub fn from_parts(states: Cx::States, resources: Cx::ResourceValues, threads: Option<usize>) -> Self {
         let settings = Cx::SETTINGS;
-        // Without systems, nothing needs matching.
-        let entities = Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty());
         let storages = DropApart::new(Cx::new_storages(settings.entities));
         let systems = DropApart::new(Cx::new_systems(states));
         let resources = Cx::new_resources(resources);
+        // After the parts above, so that none of their unwinding paths has
+        // the table to drop (the drop glue `ManuallyDrop` avoids); should
+        // `runtime` unwind, the table (no handle to it out yet) is leaked.
+        // Without systems, nothing needs matching.
+        let entities = ManuallyDrop::new(Entities::with_matching(settings.entities, !Cx::SYSTEMS.is_empty()));
         // Last, so that no unwinding path above has them to drop.
         let (threads, team, subscriptions) = runtime(threads, Cx::NAME, Cx::SYSTEMS.len());
         Self {
@@ -874,7 +882,13 @@ impl<Cx: ContextDecl> Drop for Context<Cx> {
     /// fields follow, through the drop glue).
     fn drop(&mut self) {
         // SAFETY: `drop` runs once, and nothing uses these fields after it.
-        unsafe { drop_runtime(&mut self.subscriptions, &mut self.names, &mut self.team) };
+        // The table first: its drop does not unwind (it frees memory and
+        // marks the slots dead for `Liveness` handles), and the team's
+        // workers, idle between steps, do not read it.
+        unsafe {
+            <Cx::Bits as crate::entity::Table>::drop_table(&mut self.entities);
+            drop_runtime(&mut self.subscriptions, &mut self.names, &mut self.team);
+        }
     }
 }
 

@@ -1157,6 +1157,15 @@ pub trait Table: ComponentSet {
     /// [`Entities::kill_id`] for each of `ids` in order, then empties
     /// `ids`, keeping its memory.
     fn kill_ids(t: &mut Entities<Self>, ids: &mut Vec<EntityId>);
+    /// Drops the table: a context holds it in a `ManuallyDrop` and drops it
+    /// through this, so that the table's drop glue (its vectors, the
+    /// order, the shared generations) is compiled here, once, rather than
+    /// in every crate that declares a context.
+    ///
+    /// # Safety
+    /// As [`ManuallyDrop::drop`]: `t` is not used after (but to be
+    /// forgotten).
+    unsafe fn drop_table(t: &mut core::mem::ManuallyDrop<Entities<Self>>);
 }
 
 /// `Table` through the bodies above; `$inline` is `never` for the sets
@@ -1187,6 +1196,11 @@ macro_rules! table {
                     t.kill_id(id);
                 }
                 ids.clear();
+            }
+            #[$inline]
+            unsafe fn drop_table(t: &mut core::mem::ManuallyDrop<Entities<Self>>) {
+                // SAFETY: the caller uses `t` no more.
+                unsafe { core::mem::ManuallyDrop::drop(t) }
             }
         }
     )*};

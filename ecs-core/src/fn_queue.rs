@@ -62,8 +62,10 @@ struct Entry {
 /// invariants. Which argument each entry's `call` expects is its owner's
 /// to know ([`FnQueue`]).
 pub(crate) struct RawQueue {
-    /// Entries, as the module's layout invariants describe.
-    buf: Vec<Unit>,
+    /// Entries, as the module's layout invariants describe. Freed by
+    /// `RawQueue`'s `drop`, compiled once here: left to the drop glue, the
+    /// vector's glue was compiled into every crate declaring a context.
+    buf: ManuallyDrop<Vec<Unit>>,
 }
 
 /// A queue of callables `for<'a> FnOnce(&mut A::Of<'a>)`, run in the order
@@ -133,7 +135,9 @@ impl<A: Arg + ?Sized> FnQueue<A> {
     /// An empty queue; it allocates at its first push.
     pub(crate) const fn new() -> Self {
         Self {
-            raw: RawQueue { buf: Vec::new() },
+            raw: RawQueue {
+                buf: ManuallyDrop::new(Vec::new()),
+            },
             _callables: PhantomData,
         }
     }
@@ -333,7 +337,20 @@ impl Drop for Rest<'_> {
 
 impl Drop for RawQueue {
     fn drop(&mut self) {
-        self.clear();
+        // The buffer out of its `ManuallyDrop`, a local: freed at the end,
+        // or while a panicking value's drop unwinds (after `Rest` dropped
+        // the others).
+        // SAFETY: `drop` runs once; `self.buf` is not used after.
+        let mut buf = unsafe { ManuallyDrop::take(&mut self.buf) };
+        let end = buf.len();
+        // SAFETY: as in `clear`: the entries move to `Rest`, which drops them.
+        unsafe { buf.set_len(0) };
+        drop(Rest {
+            buf: buf.as_mut_ptr(),
+            at: 0,
+            end,
+            _queue: PhantomData,
+        });
     }
 }
 

@@ -383,7 +383,8 @@ impl<Cx: SaveDecl> Context<Cx> {
         }
         // Checked: from here on nothing fails but a `drop`.
         self.clear_all();
-        self.entities = table;
+        // Through `DerefMut`: the old table (in a `ManuallyDrop`) dropped.
+        *self.entities = table;
         Cx::restore_columns(self, components);
         self.resources = Cx::new_resources(Cx::resource_values(resources));
         Ok(())

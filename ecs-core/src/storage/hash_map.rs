@@ -7,6 +7,7 @@ use super::{Column, Storage};
 use crate::bounds::ComponentBounds;
 use crate::error::EntityLimit;
 use crate::handle::EntityId;
+use core::mem::ManuallyDrop;
 use core::ops::Range;
 use core::ptr::NonNull;
 use rustc_hash::FxHashMap;
@@ -41,12 +42,27 @@ pub struct HashMapStorage<T> {
 
 /// The id-to-index map and the packed ids of a [`HashMapStorage`], for every
 /// component type alike.
+///
+/// Its fields are freed by its `drop`, compiled once here: left to the drop
+/// glue, the map's and the vector's glue were compiled into every crate
+/// declaring a context (the columns' glue calls this `drop` instead).
 #[derive(Default)]
 struct Ids {
     /// Packed index of each stored id.
-    slots: FxHashMap<u32, u32>,
+    slots: ManuallyDrop<FxHashMap<u32, u32>>,
     /// The id of each packed value.
-    owners: Vec<EntityId>,
+    owners: ManuallyDrop<Vec<EntityId>>,
+}
+
+impl Drop for Ids {
+    fn drop(&mut self) {
+        // SAFETY: `drop` runs once; neither field is used after. Neither
+        // drop unwinds (they free plain integers' memory).
+        unsafe {
+            ManuallyDrop::drop(&mut self.slots);
+            ManuallyDrop::drop(&mut self.owners);
+        }
+    }
 }
 
 impl Ids {

@@ -1,5 +1,6 @@
 //! One bit per id: which ids of a column hold a value.
 
+use core::mem::ManuallyDrop;
 use core::ops::Range;
 
 /// The words a non-empty range of ids covers, with the masks of its bits in
@@ -46,13 +47,23 @@ impl Span {
 /// A growable bit vector indexed by id.
 #[derive(Default, Debug)]
 pub(crate) struct Presence {
-    words: Vec<u64>,
+    // Freed by `Presence`'s `drop`, compiled once here: left to the drop
+    // glue, the vector's glue was compiled into every crate declaring a
+    // context (the columns' glue calls this `drop` instead).
+    words: ManuallyDrop<Vec<u64>>,
+}
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        // SAFETY: `drop` runs once; `words` is not used after.
+        unsafe { ManuallyDrop::drop(&mut self.words) };
+    }
 }
 
 impl Presence {
     pub(crate) fn with_capacity(ids: usize) -> Self {
         Self {
-            words: vec![0; ids.div_ceil(64)],
+            words: ManuallyDrop::new(vec![0; ids.div_ceil(64)]),
         }
     }
 
