@@ -24,44 +24,9 @@ use ecs::{Data, Entity, System};
 use std::hint::black_box;
 use std::time::Instant;
 
-const ENTITIES: usize = 100_000;
-const CHURN_STEP: usize = 100;
-
-macro_rules! components {
-    ($($name:ident($ty:ty);)+) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        pub struct $name(pub $ty);
-    )+};
-}
-
-components! {
-    Pos([f32; 2]);
-    Vel([f32; 2]);
-    F0([f32; 4]);
-    F1([f32; 4]);
-    F2([f32; 4]);
-    F3([f32; 4]);
-    F4([f32; 4]);
-    F5([f32; 4]);
-}
-
-/// As `libs::fragmented::spec`.
-fn spec(i: usize) -> (Pos, Option<Vel>, u8) {
-    let mut x = (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995;
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x2c1b_3c6d);
-    let h = x ^ (x >> 12);
-    (
-        Pos([(i % 1000) as f32, (i / 1000) as f32]),
-        h.is_multiple_of(10)
-            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
-        ((h >> 16) % 64) as u8,
-    )
-}
-
-fn filler(i: usize, k: usize) -> [f32; 4] {
-    [i as f32, k as f32, 0.0, 1.0]
-}
+#[path = "common/fragmented_data.rs"]
+mod data;
+use data::{filler, spec, Pos, Vel, CHURN_STEP, ENTITIES, F0, F1, F2, F3, F4, F5};
 
 #[inline(always)]
 fn advance(p: &mut Pos, v: &Vel) {
@@ -88,39 +53,7 @@ impl System<Frags> for Move {
 
 fn setup() -> (Frags, Vec<(usize, Entity)>) {
     let mut cx = Frags::new();
-    let churned = cx.step(|p| {
-        let mut churned = Vec::new();
-        for i in 0..ENTITIES {
-            let (pos, vel, m) = spec(i);
-            let e = p.spawn((pos,)).unwrap();
-            if let Some(v) = vel {
-                p.add(e, v).unwrap();
-            }
-            let f = |k| filler(i, k);
-            if m & 1 != 0 {
-                p.add(e, F0(f(0))).unwrap();
-            }
-            if m & 2 != 0 {
-                p.add(e, F1(f(1))).unwrap();
-            }
-            if m & 4 != 0 {
-                p.add(e, F2(f(2))).unwrap();
-            }
-            if m & 8 != 0 {
-                p.add(e, F3(f(3))).unwrap();
-            }
-            if m & 16 != 0 {
-                p.add(e, F4(f(4))).unwrap();
-            }
-            if m & 32 != 0 {
-                p.add(e, F5(f(5))).unwrap();
-            }
-            if i.is_multiple_of(CHURN_STEP) {
-                churned.push((i, e));
-            }
-        }
-        churned
-    });
+    let churned = cx.step(|p| data::populate!(p));
     (cx, churned)
 }
 

@@ -63,12 +63,18 @@ fn worker_started() {
         return;
     }
     let d = now_ns() - STEP_START.load(Ordering::Relaxed);
-    let b = [250, 500, 1000, 2000, 4000, 8000].iter().position(|&x| d < x).unwrap_or(6);
+    let b = [250, 500, 1000, 2000, 4000, 8000]
+        .iter()
+        .position(|&x| d < x)
+        .unwrap_or(6);
     LAT[b].fetch_add(1, Ordering::Relaxed);
 }
 fn lat_report() {
     let l: Vec<u64> = LAT.iter().map(|x| x.load(Ordering::Relaxed)).collect();
-    println!("cd start latency <250 <500 <1us <2us <4us <8us more / on caller: {:?}", l);
+    println!(
+        "cd start latency <250 <500 <1us <2us <4us <8us more / on caller: {:?}",
+        l
+    );
 }
 
 fn count(system: usize) {
@@ -161,7 +167,12 @@ fn report(start: Instant, iterations: usize) {
     let [ab, cd, ce] = ON_CALLER.each_ref().map(|c| c.load(Ordering::Relaxed));
     println!("{iterations} steps, {per_step:.2} us per step (under load); on the caller: ab {ab}, cd {cd}, ce {ce}");
     let n = iterations as f64 * 1e3;
-    println!("  ab {:.2} us, ab ends at {:.2} us, step {:.2} us (means)", AB_NS.load(Ordering::Relaxed) as f64 / n, AB_END_NS.load(Ordering::Relaxed) as f64 / n, STEP_NS.load(Ordering::Relaxed) as f64 / n);
+    println!(
+        "  ab {:.2} us, ab ends at {:.2} us, step {:.2} us (means)",
+        AB_NS.load(Ordering::Relaxed) as f64 / n,
+        AB_END_NS.load(Ordering::Relaxed) as f64 / n,
+        STEP_NS.load(Ordering::Relaxed) as f64 / n
+    );
 }
 
 /// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
