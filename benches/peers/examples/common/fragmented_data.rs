@@ -3,10 +3,9 @@
 //! `churn_placement.rs`). A folder of its own: Cargo takes every `.rs` file
 //! directly in `examples/` for an example.
 
-/// Entities.
-pub const ENTITIES: usize = 100_000;
-/// Entities whose `F0` the churn toggles each iteration: every `CHURN_STEP`th.
-pub const CHURN_STEP: usize = 100;
+#[path = "../../src/libs/fragmented/values.rs"]
+mod values;
+pub use values::{filler, CHURN_STEP, ENTITIES};
 
 macro_rules! components {
     ($($name:ident($ty:ty);)+) => {$(
@@ -29,21 +28,13 @@ components! {
 /// As `libs::fragmented::spec`: position, a velocity for one entity in ten
 /// (scattered), a mask of fillers.
 pub fn spec(i: usize) -> (Pos, Option<Vel>, u8) {
-    let mut x = (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995;
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x2c1b_3c6d);
-    let h = x ^ (x >> 12);
+    let h = values::mix(i);
     (
         Pos([(i % 1000) as f32, (i / 1000) as f32]),
         h.is_multiple_of(10)
             .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
         ((h >> 16) % 64) as u8,
     )
-}
-
-/// Filler `k`'s value on entity `i`.
-pub fn filler(i: usize, k: usize) -> [f32; 4] {
-    [i as f32, k as f32, 0.0, 1.0]
 }
 
 /// Creates the workload's entities through step proxy `$p` and returns

@@ -21,16 +21,14 @@ mod best;
 mod bevy;
 mod ecs;
 mod hecs;
+mod values;
 
 use crate::components::components;
 use crate::expect::Check;
 use crate::harness::Bench;
 use crate::workload::{Lib, Workload};
-
-/// Entities.
-pub const ENTITIES: usize = 100_000;
-/// Entities whose `F0` the churn toggles each iteration: every `CHURN_STEP`th.
-pub const CHURN_STEP: usize = 100;
+use values::mix;
+pub use values::{filler, CHURN_STEP, ENTITIES};
 
 components! {
     /// A 2D position, 8 bytes: every entity.
@@ -51,14 +49,6 @@ components! {
     F5([f32; 4]);
 }
 
-/// A well-mixed hash of `i`.
-fn mix(i: usize) -> u32 {
-    let mut x = (i as u32).wrapping_mul(0x9E37_79B9) ^ 0x5bd1_e995;
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x2c1b_3c6d);
-    x ^ (x >> 12)
-}
-
 /// What entity `i` holds: its position, its velocity (one entity in ten,
 /// scattered), and the fillers of the mask's six low bits.
 pub struct Spec {
@@ -77,11 +67,6 @@ pub fn spec(i: usize) -> Spec {
             .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
         fillers: ((h >> 16) % 64) as u8,
     }
-}
-
-/// The value of filler `k` of entity `i`.
-pub fn filler(i: usize, k: usize) -> [f32; 4] {
-    [i as f32, k as f32, 0.0, 1.0]
 }
 
 /// Move: one entity.
