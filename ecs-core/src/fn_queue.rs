@@ -251,15 +251,8 @@ impl RawQueue {
     /// Drops every entry's value without calling it, keeping the memory; a
     /// panicking drop stops no other.
     fn clear(&mut self) {
-        let end = self.buf.len();
-        // SAFETY: as in `run`: the entries move to `Rest`, which drops them.
-        unsafe { self.buf.set_len(0) };
-        drop(Rest {
-            buf: self.buf.as_mut_ptr(),
-            at: 0,
-            end,
-            _queue: PhantomData,
-        });
+        // SAFETY: the queue's own buffer.
+        unsafe { drop_entries(&mut self.buf) };
     }
 
     /// Calls every entry with `arg`, in order, leaving the queue empty with
@@ -342,16 +335,27 @@ impl Drop for RawQueue {
         // the others).
         // SAFETY: `drop` runs once; `self.buf` is not used after.
         let mut buf = unsafe { ManuallyDrop::take(&mut self.buf) };
-        let end = buf.len();
-        // SAFETY: as in `clear`: the entries move to `Rest`, which drops them.
-        unsafe { buf.set_len(0) };
-        drop(Rest {
-            buf: buf.as_mut_ptr(),
-            at: 0,
-            end,
-            _queue: PhantomData,
-        });
+        // SAFETY: the queue's own buffer.
+        unsafe { drop_entries(&mut buf) };
     }
+}
+
+/// Drops every entry's value in `buf` without calling it, keeping the
+/// memory; a panicking drop stops no other ([`Rest`]).
+///
+/// # Safety
+/// `buf` is a [`RawQueue`]'s buffer: its entries as the module's layout
+/// invariants describe.
+unsafe fn drop_entries(buf: &mut Vec<Unit>) {
+    let end = buf.len();
+    // SAFETY: as in `run`: the entries move to `Rest`, which drops them.
+    unsafe { buf.set_len(0) };
+    drop(Rest {
+        buf: buf.as_mut_ptr(),
+        at: 0,
+        end,
+        _queue: PhantomData,
+    });
 }
 
 #[cfg(test)]
