@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Workloads: `insert` (`spawn_n`), `insert_batch` (`spawn_batch`),
-//! `add_remove`, `schedule` (one thread), `heavy`, `iter` (simple_iter),
+//! `add_remove`, `schedule` (one thread), `schedule_team` (two threads, the
+//! systems chained: the team's scheduler on the caller alone), `heavy`, `iter` (simple_iter),
 //! `frag` (frag_iter);
 //! versions: `ecs`, `best`, and for `iter` and `frag` also `system` (the
 //! query in a system run by `run_all`; `ecs` is the table's `PreparedQuery`). A figure per iteration is the count of a long
@@ -110,23 +111,47 @@ ecs::declare_context! {
     }
 }
 
-impl System<Sched> for SwapAb {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+// `schedule_team`: the same systems on two threads, chained (`cd` after
+// `ab`), so that every step goes through the team's scheduler (the
+// dependency counters, the graph, the wait for it) while its caller runs
+// every system: no helper is ever asked for, and the count does not depend
+// on how the threads interleave. What this counts is what the caller of a
+// two-thread `schedule` step executes around its systems, but for the
+// roots it publishes (BENCHMARKS.md).
+ecs::declare_context! {
+    pub context SchedTeam {
+        settings { entities: fixed(40_000), threads: 2 }
+        components { A, B, C, D, E: contiguous; }
+        systems {
+            ab: SwapAb { write: [A, B], parallelism: none }
+            cd: SwapCd { write: [C, D], after: [ab] }
+            ce: SwapCe { write: [C, E], after: [cd] }
+        }
     }
 }
 
-impl System<Sched> for SwapCd {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
-    }
-}
+macro_rules! swaps {
+    ($($cx:ty),*) => {$(
+        impl System<$cx> for SwapAb {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
+            }
+        }
 
-impl System<Sched> for SwapCe {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
-    }
+        impl System<$cx> for SwapCd {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
+            }
+        }
+
+        impl System<$cx> for SwapCe {
+            fn process(&self, data: &mut Data<'_, $cx, Self>, _: &()) {
+                data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
+            }
+        }
+    )*};
 }
+swaps!(Sched, SchedTeam);
 
 #[derive(Default)]
 pub struct Move;
@@ -250,6 +275,28 @@ fn add_remove(iterations: usize) {
     }
 }
 
+/// `schedule`'s entities, spawned into `$world` (a `Sched` or `SchedTeam`),
+/// and a first step.
+macro_rules! spawn_schedule {
+    ($world:ident) => {
+        $world.step(|p| {
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
+            }
+            for _ in 0..N {
+                p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
+            }
+        });
+        $world.step(|p| p.run_all(&()));
+    };
+}
+
 fn schedule(best: bool, iterations: usize) {
     if best {
         let (mut a, mut b) = (vec![A(0.0); 4 * N], vec![B(1.0); 4 * N]);
@@ -268,24 +315,18 @@ fn schedule(best: bool, iterations: usize) {
         }
     } else {
         let mut world = Sched::new();
-        world.step(|p| {
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
-            }
-        });
-        world.step(|p| p.run_all(&()));
+        spawn_schedule!(world);
         for _ in 0..iterations {
             world.step(|p| p.run_all(&()));
         }
+    }
+}
+
+fn schedule_team(iterations: usize) {
+    let mut world = SchedTeam::new();
+    spawn_schedule!(world);
+    for _ in 0..iterations {
+        world.step(|p| p.run_all(&()));
     }
 }
 
@@ -384,7 +425,7 @@ fn frag_iter(best: bool, system: bool, iterations: usize) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: callgrind insert|insert_batch|add_remove|schedule|heavy|iter|frag ecs|best|system ITERATIONS";
+    let usage = "usage: callgrind insert|insert_batch|add_remove|schedule|schedule_team|heavy|iter|frag ecs|best|system ITERATIONS";
     let (Some(workload), Some(version)) = (args.get(1), args.get(2)) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -405,11 +446,12 @@ fn main() {
         "insert_batch" if !best => insert_batch(iterations),
         "add_remove" if !best => add_remove(iterations),
         "schedule" => schedule(best, iterations),
+        "schedule_team" if !best => schedule_team(iterations),
         "heavy" => heavy_compute(best, iterations),
         "iter" => simple_iter(best, system, iterations),
         "frag" => frag_iter(best, system, iterations),
         _ => {
-            eprintln!("{usage} (insert_batch, add_remove: ecs only; system: iter and frag only)");
+            eprintln!("{usage} (insert_batch, add_remove, schedule_team: ecs only; system: iter and frag only)");
             std::process::exit(2);
         }
     }

@@ -8,7 +8,9 @@
 //! minus `ab`) and the step's end (the tail: `step` minus `ab ends at`), and
 //! how long after the step's start `cd` began on the other thread. For `perf stat -e
 //! context-switches,cpu-migrations` and `strace -f -c`, which count what the
-//! two versions ask of the kernel per step.
+//! two versions ask of the kernel per step. `join` runs the same columns as
+//! the best-effort version with `rayon::join(ab, cd)` then `ce`, on a rayon
+//! pool of two threads (a reference for what rayon's hand-over costs).
 //!
 //! ```sh
 //! cargo build --release --manifest-path benches/peers/Cargo.toml --example schedule_threads
@@ -280,9 +282,55 @@ fn best_steps(iterations: usize) {
     let _ = helper.join();
 }
 
+/// The reference the hand-over is compared with in BENCHMARKS.md: rayon's
+/// own fork-join on a pool of two threads, the loop running on one of its
+/// workers (`install`), each step `rayon::join(ab, cd)` then `ce` on the
+/// thread that returns from the join.
+fn join_steps(iterations: usize) {
+    let col = |x: f32| vec![x; N];
+    let mut ab: [[Vec<f32>; 2]; 4] = core::array::from_fn(|_| [col(0.0), col(1.0)]);
+    let [mut c, mut d, mut c2, mut e] = [col(2.0), col(3.0), col(2.0), col(4.0)];
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+    pool.install(|| {
+        CALLER.with(|c| c.set(true));
+        let mut step = || {
+            rayon::join(
+                || {
+                    count(0);
+                    let t = now_ns();
+                    for [a, b] in &mut ab {
+                        swap_columns(a, b);
+                    }
+                    let e = now_ns();
+                    AB_NS.fetch_add(e - t, Ordering::Relaxed);
+                    AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
+                },
+                || {
+                    count(1);
+                    worker_started();
+                    swap_columns(&mut c, &mut d);
+                },
+            );
+            count(2);
+            swap_columns(&mut c2, &mut e);
+        };
+        step();
+        reset();
+        let start = Instant::now();
+        for _ in 0..iterations {
+            mark_start();
+            step();
+            STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        report(start, iterations);
+        lat_report();
+    });
+    black_box((&ab, &c, &d, &c2, &e));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: schedule_threads ecs|best ITERATIONS";
+    let usage = "usage: schedule_threads ecs|best|join ITERATIONS";
     let Some(version) = args.get(1) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -292,6 +340,7 @@ fn main() {
     match version.as_str() {
         "ecs" => ecs_steps(iterations),
         "best" => best_steps(iterations),
+        "join" => join_steps(iterations),
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
