@@ -93,7 +93,14 @@ impl<'a> Counters<'a> {
     /// roots while it iterates, and a started root may already have brought
     /// a dependent's counter to zero, which must not make it a root too.
     pub(crate) fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.systems.len()).filter(|&i| self.selected[i] && !self.waits_on(i).any(|d| self.selected[d]))
+        (0..self.systems.len()).filter(|&i| self.selected[i] && self.is_root(i))
+    }
+
+    /// Whether the selected system `i` waits for nothing selected (see
+    /// [`roots`](Self::roots)).
+    #[inline]
+    pub(crate) fn is_root(&self, i: usize) -> bool {
+        !self.waits_on(i).any(|d| self.selected[d])
     }
 
     /// Records that system `i` finished; calls `ready` with each waiting

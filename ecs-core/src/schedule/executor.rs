@@ -43,30 +43,39 @@ pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], r
 /// every crate that declares a context.
 fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
     let counters = Counters::new(systems, selected);
+    // In one pass over the systems: how many run, the first root (run on
+    // this thread), and the other roots, published to idle threads without
+    // the lock (`Team::publish_roots`) but for those past what that can
+    // hold, which are queued. (A count of the selected systems, then the
+    // roots through `Counters::roots`' iterator, took ~60 more
+    // instructions of a two-thread step of `schedule`:
+    // `benches/peers/examples/callgrind.rs schedule_team`.)
+    let (mut count, mut first, mut published, mut far) = (0, None, 0u64, false);
+    for i in (0..selected.len()).filter(|&i| selected[i]) {
+        count += 1;
+        if !counters.is_root(i) {
+            continue;
+        }
+        if first.is_none() {
+            first = Some(i);
+        } else if i < MAX_PUBLISHED {
+            published |= 1 << i;
+        } else {
+            far = true;
+        }
+    }
+    let Some(first) = first else {
+        return;
+    };
     let graph = Graph {
         team,
         systems,
         selected,
         counters: &counters,
         run,
-        unfinished: AtomicUsize::new(selected.iter().filter(|&&s| s).count()),
+        unfinished: AtomicUsize::new(count),
         panics: Mutex::new(Panics::default()),
     };
-    let mut roots = counters.roots();
-    let Some(first) = roots.next() else {
-        return;
-    };
-    // The other roots: published to idle threads without the lock
-    // (`Team::publish_roots`), but for those past what that can hold,
-    // which are queued.
-    let (mut published, mut far) = (0u64, false);
-    for i in roots {
-        if i < MAX_PUBLISHED {
-            published |= 1 << i;
-        } else {
-            far = true;
-        }
-    }
     let template = graph.work(0);
     // Nothing below may unwind while queued systems may still run: they
     // point to `graph`. (`push` and `publish_roots` only lock, store and
