@@ -236,10 +236,9 @@ macro_rules! walk_run {
         // site's guarantee).
         let place = unsafe { <$Q as QueryCode<Cx>>::run($fetch, EntityId($first)) };
         // Blocks first, when asked for, so that the compiler may vectorise
-        // `f` across a block (see `block`): the first `done` entities go in
-        // blocks, the rest one by one below. (`BLOCKS` is a constant: a
-        // walk one entity at a time generates no block code.)
-        // The walk goes on from the first entity not walked in blocks.
+        // `f` across a block (see `block`): the first `k` entities go in
+        // blocks, the rest one by one below, from `k` on. (`BLOCKS` is a
+        // constant: a walk one entity at a time generates no block code.)
         let mut k = if $BLOCKS {
             // SAFETY: the expansion site's guarantees, for the ids
             // `$first..$first + $len`.
