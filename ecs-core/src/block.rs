@@ -41,11 +41,30 @@ const MAX_STAGED: usize = 64;
 /// from one address, which the compiler can load together and walk with a
 /// pointer; through the column's fetch state otherwise.
 pub struct Place<K: Column> {
-    fetch: K::Fetch,
-    start: EntityId,
+    // Read by `place_ptr!` where a query expands it.
+    pub(crate) fetch: K::Fetch,
+    pub(crate) start: EntityId,
     /// The first id's value when the column is linear; dangling otherwise.
-    first: NonNull<K::Item>,
+    pub(crate) first: NonNull<K::Item>,
 }
+
+/// [`Place::ptr`] of `$place` (a `Place<$K>`, evaluated more than once: a
+/// place expression) for `$j`, expanded where a walk reaches each entity's
+/// value (the queries' `run_item`): as the always-inlined method, a debug
+/// build described and spilled its two parameters in every walk, for each
+/// component of the query (rustc's instructions for the 64/32 debug build:
+/// COMPILE_COST.md's sixteenth round). To be used inside an `unsafe` block,
+/// with `ptr`'s contract.
+macro_rules! place_ptr {
+    ($K:ty, $place:expr, $j:expr) => {
+        if <$K as Column>::LINEAR {
+            $place.first.add($j)
+        } else {
+            <$K as Column>::fetch($place.fetch, EntityId($place.start.0 + $j as u32))
+        }
+    };
+}
+pub(crate) use place_ptr;
 
 // By hand: a derive would ask `K: Copy`.
 impl<K: Column> Clone for Place<K> {

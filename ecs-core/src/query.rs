@@ -7,7 +7,7 @@
 //! time by a constant).
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
-use crate::block::{Place, Staged};
+use crate::block::{place_ptr, Place, Staged};
 use crate::decl::{Component, ContextDecl};
 use crate::handle::EntityId;
 use crate::storage::Column;
@@ -303,7 +303,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &C {
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid (`ptr`'s contract), and no mutable borrow of the value exists
         // for `'i` (caller).
-        unsafe { item_at!(run.ptr(k), &'i C) }
+        unsafe { item_at!(place_ptr!(C::Column, run, k), &'i C) }
     }
     type Block = Place<C::Column>;
     #[inline(always)]
@@ -356,7 +356,7 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
         // SAFETY: the ids `start..=start + k` hold `C`, so the pointer is
         // valid for writes (`ptr`'s contract), and no other borrow of the
         // value exists for `'i` (caller).
-        unsafe { item_at!(run.ptr(k), &'i mut C) }
+        unsafe { item_at!(place_ptr!(C::Column, run, k), &'i mut C) }
     }
     type Block = Staged<C::Column>;
     #[inline(always)]

@@ -93,25 +93,36 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 /// The body of a system's run ([`Context::run_with`] with the code as
 /// closures, [`Context::run_system_with_data`] with the system's own
 /// methods), with the code of the four steps as expressions of the names
-/// given: the state (`before`), the state and the proxy (`process`), the
-/// state and the outputs (`after`), the output (`reset`), and the subtask
-/// job of a run that may split, from the system's set, its count of
-/// subtasks and the state.
+/// given (`names`): the state (`before`), the state and the proxy
+/// (`process`), the state and the outputs (`after`), the output (`reset`),
+/// the proxy, from the system's set, the output and the queue's guard
+/// (`queue.0`), and the subtask job of a run that may split, from the set,
+/// the count of subtasks and the state.
 ///
 /// A macro rather than closures for an entity system's run: each closure
 /// was one more function per system for rustc to collect, compile and
 /// (always inlined) inline, four per system in `run_system_with_data`
 /// (128 of the 4 663 items at 64/32, `-Zprint-mono-items`); the system's
 /// methods called here directly are none.
+///
+/// The names are the caller's, each bound once, to the value itself: the
+/// expressions took closure-like parameters before, bound again to each
+/// value (`let set = set;` and the like), 17 variables in the run of a
+/// system that never splits where 9 are now. In a debug build every
+/// variable is a stack slot, a store and its description, in each
+/// system's run inlined into the context's `dispatch` (rustc's
+/// instructions for the 64/32 debug build: COMPILE_COST.md's sixteenth
+/// round).
 macro_rules! run_body {
     (
         $cx:ident, $S:ty,
-        proxy: |$nset:ident, $noutput:ident, $nqueue:ident| $new:expr,
-        before: |$state:ident| $before:expr,
-        process: |$pstate:ident, $proxy:ident| $process:expr,
-        after: |$astate:ident, $outputs:ident| $after:expr,
-        reset: |$output:ident| $reset:expr,
-        subtask: |$set:ident, $subtasks:ident, $shared:ident| $job:expr,
+        names: |$state:ident, $outputs:ident, $set:ident, $output:ident, $queue:ident, $proxy:ident, $subtasks:ident|,
+        proxy: $new:expr,
+        before: $before:expr,
+        process: $process:expr,
+        after: $after:expr,
+        reset: $reset:expr,
+        subtask: $job:expr,
     ) => {{
         let slot = <$S as SystemOf<Cx>>::slot(&$cx.systems);
         // The slot's cells reached here, as `SystemSlot::run` does: that
@@ -122,7 +133,7 @@ macro_rules! run_body {
         // adapter), whose scheduler runs `S` once and its descendants, the
         // only systems that read its cells, after this returns
         // (`system_cell.rs`'s documentation).
-        let ($state, outputs, scratch) = unsafe {
+        let ($state, $outputs, scratch) = unsafe {
             (
                 &mut *slot.state.get(),
                 &mut *slot.outputs.get(),
@@ -130,7 +141,7 @@ macro_rules! run_body {
             )
         };
         $before;
-        let set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
+        let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.
         // The rest of a split run (outputs, queues, threads) is
         // `run_subtasks`, one copy per output type, calling the subtask
@@ -147,12 +158,8 @@ macro_rules! run_body {
             // again in the context's `dispatch` (into which LLVM inlines
             // every `run_with`). The count of subtasks is asked for here
             // only: a run that never splits has one.
-            let $subtasks = <$S as SystemOf<Cx>>::PARALLELISM.subtasks(set.len(), $cx.threads);
-            let job = {
-                let ($set, $shared) = (set, &*$state);
-                $job
-            };
-            $cx.run_subtasks(<$S as SystemOf<Cx>>::INDEX, $subtasks, outputs, scratch, &job);
+            let $subtasks = <$S as SystemOf<Cx>>::PARALLELISM.subtasks($set.len(), $cx.threads);
+            $cx.run_subtasks(<$S as SystemOf<Cx>>::INDEX, $subtasks, &mut *$outputs, scratch, &$job);
         } else {
             // The run of a system that never splits: one subtask, on this
             // thread, run here: `run`, inlined, sees the constant subtask 0
@@ -161,15 +168,12 @@ macro_rules! run_body {
             // took 33 more instructions).
             // The output and queue the last run left, unless it was the
             // first or a split run (then resized, out of line).
-            let (output, pending) = one_subtask(outputs, scratch);
+            let ($output, pending) = one_subtask(&mut *$outputs, scratch);
             // A panicking run's changes are dropped, not applied later.
-            let guard = ClearOnUnwind(&mut *pending);
+            let $queue = ClearOnUnwind(&mut *pending);
             // Here rather than in a method of `job`: in a debug build each
             // layer is one more function per system.
-            {
-                let $output = &mut *output;
-                $reset;
-            }
+            $reset;
             {
                 // The proxy of subtask 0 of 1, from `set`, the output and the
                 // queue, as `$new` builds it (an `unsafe` construction: see
@@ -183,24 +187,14 @@ macro_rules! run_body {
                 // the whole set. The scheduler runs only systems the
                 // declaration proves compatible at the same time
                 // (`ContextDecl`'s contract).
-                let mut proxy = {
-                    let $nset = set;
-                    let $noutput = output;
-                    let $nqueue = &mut *guard.0;
-                    $new
-                };
-                let $proxy = &mut proxy;
-                let $pstate = &*$state;
+                #[allow(unused_mut)]
+                let mut $proxy = $new;
                 $process;
             }
-            core::mem::forget(guard);
+            core::mem::forget($queue);
             $cx.hand_over_one(<$S as SystemOf<Cx>>::INDEX, pending);
         }
-        {
-            let $astate = &mut *$state;
-            let $outputs = &mut outputs[..];
-            $after;
-        }
+        $after;
     }};
 }
 
@@ -226,27 +220,28 @@ impl<Cx: ContextDecl> Context<Cx> {
         // (`run_body`).
         run_body!(
             self, S,
+            names: |state, outputs, set, output, queue, proxy, subtasks|,
             // The proxy built here, not by `SubtaskProxy::new`: that
             // always-inlined constructor was one more item per system for
             // rustc to collect, compile to IR and inline in a debug build
             // (32 at 64 components / 32 systems; COMPILE_COST.md, fifteenth
             // round).
-            proxy: |set, output, queue| Data {
+            proxy: Data {
                 view: View {
                     // SAFETY: the run of one subtask's guarantees (`run_body!`).
-                    part: unsafe { Part::new::<false>(self, set, 0, 1, queue) },
+                    part: unsafe { Part::new::<false>(self, set, 0, 1, &mut *queue.0) },
                     output,
                 },
             },
-            before: |state| state.before(args),
-            process: |state, proxy| state.process(proxy, args),
-            after: |state, outputs| state.after(outputs, args),
-            reset: |output| S::reset_output(output),
-            subtask: |set, subtasks, state| ArgsSubtask::<Cx, S, A> {
+            before: state.before(args),
+            process: state.process(&mut proxy, args),
+            after: state.after(outputs, args),
+            reset: S::reset_output(&mut *output),
+            subtask: ArgsSubtask::<Cx, S, A> {
                 cx: self,
                 set,
                 subtasks,
-                shared: state,
+                shared: &*state,
                 args,
             },
         );
@@ -353,17 +348,18 @@ impl<Cx: ContextDecl> Context<Cx> {
     ) {
         run_body!(
             self, S,
+            names: |state, outputs, set, output, queue, proxy, subtasks|,
             // SAFETY: the run of one subtask's guarantees (`run_body!`).
-            proxy: |set, output, queue| unsafe { <P as SubtaskProxy<Cx, S>>::new::<false>(self, set, 0, 1, output, queue) },
-            before: |state| before(state),
-            process: |state, proxy| process(state, proxy),
-            after: |state, outputs| after(state, outputs),
-            reset: |output| reset(output),
-            subtask: |set, subtasks, state| SystemSubtask::<Cx, S, P, _, _> {
+            proxy: unsafe { <P as SubtaskProxy<Cx, S>>::new::<false>(self, set, 0, 1, output, &mut *queue.0) },
+            before: before(&mut *state),
+            process: process(&*state, &mut proxy),
+            after: after(&mut *state, &mut outputs[..]),
+            reset: reset(&mut *output),
+            subtask: SystemSubtask::<Cx, S, P, _, _> {
                 cx: self,
                 set,
                 subtasks,
-                shared: state,
+                shared: &*state,
                 process: &process,
                 reset: &reset,
                 proxy: PhantomData,

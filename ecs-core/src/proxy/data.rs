@@ -27,13 +27,13 @@ use core::ops::{Deref, DerefMut, Range};
 /// 64 components / 32 systems, `-Zprint-mono-items`), for the same call
 /// after inlining (COMPILE_COST.md, fifteenth round).
 macro_rules! visit {
-    (items, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+    (items, $Q:ty, $f:expr, $view:ident, $item:expr) => {
         ($f.0)($item)
     };
-    (entities, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+    (entities, $Q:ty, $f:expr, $view:ident, $item:expr) => {
         $f(&mut *$view, $item)
     };
-    (any, $Q:ty, $f:expr, $view:ident, $item:ident) => {
+    (any, $Q:ty, $f:expr, $view:ident, $item:expr) => {
         <_ as Visit<'_, Cx, S, $Q>>::visit(&mut $f, $view, $item)
     };
 }
@@ -143,10 +143,15 @@ macro_rules! walk_body {
             // the range's `into_iter` and `next` were two calls in every walk.
             let mut k = 0;
             while k < ids.len() {
-                // SAFETY: `k < ids.len()`, and `ids[k]` is one of the subtask's
-                // ids; see above.
-                let item = unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) };
-                visit!($how, $Q, $f, view, item);
+                visit!(
+                    $how,
+                    $Q,
+                    $f,
+                    view,
+                    // SAFETY: `k < ids.len()`, and `ids[k]` is one of the
+                    // subtask's ids; see above.
+                    unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) }
+                );
                 k += 1;
             }
         }
@@ -222,18 +227,22 @@ macro_rules! walk {
 /// call.
 macro_rules! walk_run {
     ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:expr, $how:ident) => {{
-        let (first, len): (u32, usize) = ($first, $len);
-        // SAFETY: `first` is one of the subtask's entities (the expansion
+        // `$first` (a `u32`) and `$len` (a `usize`) are the expansion
+        // site's variables, used as they are: bound again here, they were
+        // two more variables per walk for a debug build to describe and
+        // spill (as `done` and `item` below were; COMPILE_COST.md, sixteenth
+        // round).
+        // SAFETY: `$first` is one of the subtask's entities (the expansion
         // site's guarantee).
-        let place = unsafe { <$Q as QueryCode<Cx>>::run($fetch, EntityId(first)) };
+        let place = unsafe { <$Q as QueryCode<Cx>>::run($fetch, EntityId($first)) };
         // Blocks first, when asked for, so that the compiler may vectorise
-        // `f` across a block (see `block`): the first `done` entities go in
-        // blocks, the rest one by one below. (`BLOCKS` is a constant: a
-        // walk one entity at a time generates no block code.)
-        let done = if $BLOCKS {
+        // `f` across a block (see `block`): the first `k` entities go in
+        // blocks, the rest one by one below, from `k` on. (`BLOCKS` is a
+        // constant: a walk one entity at a time generates no block code.)
+        let mut k = if $BLOCKS {
             // SAFETY: the expansion site's guarantees, for the ids
-            // `first..first + len`.
-            unsafe { walk_blocks::<Cx, S, $Q>($view, &place, len, &mut $f) }
+            // `$first..$first + $len`.
+            unsafe { walk_blocks::<Cx, S, $Q>($view, &place, $len, &mut $f) }
         } else {
             0
         };
@@ -247,12 +256,16 @@ macro_rules! walk_run {
         // A `while`, not `for k in done..len`: in a debug build the range's
         // `into_iter` and `next` were two calls in every walk (the same
         // optimised code: callgrind, COMPILE_COST.md's thirteenth round).
-        let mut k = done;
-        while k < len {
-            // SAFETY: `first + k` is in the run, and the ids before it are
-            // the subtask's too (the expansion site's guarantee).
-            let item = unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) };
-            visit!($how, $Q, $f, $view, item);
+        while k < $len {
+            visit!(
+                $how,
+                $Q,
+                $f,
+                $view,
+                // SAFETY: `$first + k` is in the run, and the ids before it
+                // are the subtask's too (the expansion site's guarantee).
+                unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) }
+            );
             k += 1;
         }
     }};
