@@ -5,7 +5,7 @@
 //! thread while steps run. The systems' counts and checksum are checked
 //! against plain loops over the same values.
 
-use ecs::{Data, Entity, Layout, Liveness, Many, NameError, System};
+use ecs::{Data, Entity, Layout, Liveness, NameError, System};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pos2(pub [f32; 2]);
