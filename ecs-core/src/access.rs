@@ -81,7 +81,7 @@ use crate::resource::Resource;
     label = "`{C}` is in neither `read` nor `write` of `{Self}`",
     note = "add `{C}` to the `read` list of system `{Self}` in `declare_context!` (or to `write` to also modify it)"
 )]
-pub unsafe trait CanRead<Cx: ContextDecl, C> {}
+pub unsafe trait CanRead<Cx, C> {}
 
 /// System `Self` may modify component `C` of the entities it processes.
 ///
@@ -139,7 +139,7 @@ pub unsafe trait CanRead<Cx: ContextDecl, C> {}
     label = "`{C}` is not in the `write` list of `{Self}`",
     note = "add `{C}` to the `write` list of system `{Self}` in `declare_context!`"
 )]
-pub unsafe trait CanWrite<Cx: ContextDecl, C>: CanRead<Cx, C> {}
+pub unsafe trait CanWrite<Cx, C>: CanRead<Cx, C> {}
 
 /// System `Self` may read component `C` of any entity, including those that
 /// other subtasks of the same system process.
@@ -202,7 +202,7 @@ pub unsafe trait CanWrite<Cx: ContextDecl, C>: CanRead<Cx, C> {}
     note = "if `{C}` is in the `write` list of `{Self}`, other subtasks of `{Self}` may be writing it: read it only for this subtask's entities, with `data.read` or `data.write` by id or in the query of `for_each`",
     note = "otherwise add `{C}` to the `read` list of system `{Self}` in `declare_context!`"
 )]
-pub unsafe trait CanReadShared<Cx: ContextDecl, C>: CanRead<Cx, C> {}
+pub unsafe trait CanReadShared<Cx, C>: CanRead<Cx, C> {}
 
 /// System `Self` may read resource `R`.
 ///
@@ -360,7 +360,7 @@ pub unsafe trait CanWriteResource<Cx: ContextDecl, R: Resource<Cx>>: CanReadReso
     note = "if `{T}` already runs after `{Self}`, that would make a cycle: move the code that needs `{T}` into a system that runs after `{T}`, or read `{T}`'s outputs in the step closure after the systems ran (`p.outputs::<{T}>()`)",
     note = "if `{Self}` streams `{T}` (`stream: [..]`), it may not read `{T}`'s outputs, which are still being written: it receives `{T}`'s items one by one in `ecs::Consume::consume`"
 )]
-pub unsafe trait DependsOn<Cx: ContextDecl, T: SystemOf<Cx>>: SystemOf<Cx> {}
+pub unsafe trait DependsOn<Cx, T> {}
 
 /// Systems `Self` and `T` are two systems neither of which depends on the
 /// other, so [`Step::run_from`](crate::Step::run_from) may start chains from
