@@ -506,19 +506,19 @@ pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storag
     C::column_mut(storages).discard(id);
 }
 
-/// Exchanges the values of component `C` of `a` and `b`: the arm of
-/// [`ContextDecl::swap_component`] for `C`.
-#[inline(always)]
-pub fn swap_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, a: EntityId, b: EntityId) {
-    C::column_mut(storages).swap(a, b);
-}
-
 /// Moves the value of component `C` from `from` to `to`: the arm of
 /// [`ContextDecl::relocate_component`] for `C` in an optimised build (a
 /// debug build's is [`column_op`]).
 #[inline(always)]
 pub fn relocate_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, from: EntityId, to: EntityId) {
     C::column_mut(storages).relocate(from, to);
+}
+
+/// Exchanges the values of component `C` of `a` and `b`: the arm of
+/// [`ContextDecl::swap_component`] for `C`.
+#[inline(always)]
+pub fn swap_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, a: EntityId, b: EntityId) {
+    C::column_mut(storages).swap(a, b);
 }
 
 /// The part of a system's slot that does not depend on its type (its
