@@ -458,45 +458,8 @@ pub extern "C" fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit)
     Grouped::new_unchecked(limit)
 }
 
-/// What the declaration's per-component dispatch does to one column
-/// ([`ContextDecl::remove_component`] and
-/// [`relocate_component`](ContextDecl::relocate_component), through
-/// [`column_op`]).
-#[doc(hidden)]
-#[derive(Clone, Copy)]
-pub enum ColumnOp {
-    /// Removes (and drops) the value of the id, if any ([`Column::discard`]).
-    Discard(EntityId),
-    /// Moves the value of the first id, if any, to the second
-    /// ([`Column::relocate`]).
-    Relocate(EntityId, EntityId),
-}
-
-/// Does `op` to the column of component `C`: in a debug build, the arm for
-/// `C` of the one `match` by component index that `remove_component` and
-/// `relocate_component` share in the generated code. Generic so that the
-/// generated code asks nothing of `C`'s column beyond `Component`.
-///
-/// One function per component for both dispatches: a helper for each
-/// ([`remove_value`] and [`relocate_value`], which an optimised build
-/// still calls, each from its own `match`) and a `match` in each were two
-/// functions per component and two matches of one arm per component for a
-/// debug build to compile.
-#[inline(always)]
-pub fn column_op<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, op: ColumnOp) {
-    let column = C::column_mut(storages);
-    match op {
-        // `discard`, not `remove`: the built-in storages drop through their
-        // untyped cores, so that this arm compiles no function per
-        // component type for the value it drops.
-        ColumnOp::Discard(id) => column.discard(id),
-        ColumnOp::Relocate(from, to) => column.relocate(from, to),
-    }
-}
-
 /// Removes (and drops) the value of component `C` for `id`, if any: the arm
-/// of [`ContextDecl::remove_component`] for `C` in an optimised build (a
-/// debug build's is [`column_op`]), generic so that the
+/// of [`ContextDecl::remove_component`] for `C`, generic so that the
 /// generated code asks nothing of `C`'s column beyond `Component`.
 #[inline(always)]
 pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
@@ -506,19 +469,18 @@ pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storag
     C::column_mut(storages).discard(id);
 }
 
-/// Moves the value of component `C` from `from` to `to`: the arm of
-/// [`ContextDecl::relocate_component`] for `C` in an optimised build (a
-/// debug build's is [`column_op`]).
-#[inline(always)]
-pub fn relocate_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, from: EntityId, to: EntityId) {
-    C::column_mut(storages).relocate(from, to);
-}
-
 /// Exchanges the values of component `C` of `a` and `b`: the arm of
 /// [`ContextDecl::swap_component`] for `C`.
 #[inline(always)]
 pub fn swap_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, a: EntityId, b: EntityId) {
     C::column_mut(storages).swap(a, b);
+}
+
+/// Moves the value of component `C` from `from` to `to`: the arm of
+/// [`ContextDecl::relocate_component`] for `C`.
+#[inline(always)]
+pub fn relocate_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, from: EntityId, to: EntityId) {
+    C::column_mut(storages).relocate(from, to);
 }
 
 /// The part of a system's slot that does not depend on its type (its

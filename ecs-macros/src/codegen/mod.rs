@@ -123,7 +123,6 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
     let dot = inspect::dot(model, false);
     let dot_components = inspect::dot(model, true);
     let new_storages = storage::new_storages(model, names);
-    let column_op_arms = storage::column_op_arms(model, names);
     let remove_arms = storage::remove_arms(model, names);
     let relocate_arms = storage::relocate_arms(model, names);
     let swap_arms = storage::swap_arms(model, names);
@@ -235,25 +234,6 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             }
         }
 
-        // The arms of `remove_component` and `relocate_component` in a debug
-        // build, one `match` for both (`ColumnOp` says which): one function
-        // for rustc to check and compile where a `match` in each was two.
-        // An optimised build keeps a `match` in each, with a helper each
-        // (`remove_value`, `relocate_value`), as before: sharing the
-        // `match` there meant inlining it into both (rustc's instructions
-        // at 64/32: 9.927 G, 9.879 G without), or a call and a branch on
-        // `op` per value removed or moved; sharing the helper alone
-        // (`column_op` with a constant `op`), 9.902 G.
-        #[cfg(debug_assertions)]
-        impl #storages {
-            fn column_op(storages: &mut Self, index: usize, op: ::ecs::__private::ColumnOp) {
-                match index {
-                    #(#column_op_arms)*
-                    _ => {}
-                }
-            }
-        }
-
         // SAFETY: the model was validated before emission: signatures list
         // each system's `read` and `write` components; the graph is acyclic
         // (`check_no_cycles`), `ancestors` is its transitive closure and
@@ -262,9 +242,8 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
         // (`check_no_conflicts`) and resources
         // (`resources::check_no_conflicts`), `RESOURCES` lists each
         // resource once; the
-        // `column_op` arms of the storages (which `remove_component` and
-        // `relocate_component` call), the `swap_component` and `slot_core`
-        // arms below
+        // `remove_component`, `relocate_component`, `swap_component` and
+        // `slot_core` arms below
         // map each index to its own component and system.
         unsafe impl ::ecs::__private::ContextDecl for #context {
             type Bits = #bits;
@@ -304,9 +283,6 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
             }
 
             fn remove_component(storages: &mut #storages, index: usize, id: ::ecs::__private::EntityId) {
-                #[cfg(debug_assertions)]
-                #storages::column_op(storages, index, ::ecs::__private::ColumnOp::Discard(id));
-                #[cfg(not(debug_assertions))]
                 match index {
                     #(#remove_arms)*
                     _ => {}
@@ -319,9 +295,6 @@ fn emit_context(model: &Model, names: &Names) -> TokenStream {
                 from: ::ecs::__private::EntityId,
                 to: ::ecs::__private::EntityId,
             ) {
-                #[cfg(debug_assertions)]
-                #storages::column_op(storages, index, ::ecs::__private::ColumnOp::Relocate(from, to));
-                #[cfg(not(debug_assertions))]
                 match index {
                     #(#relocate_arms)*
                     _ => {}

@@ -179,21 +179,12 @@ fn component_arms(model: &Model, names: &Names, helper: &str, args: TokenStream)
         .collect()
 }
 
-/// One arm per component: `i => column_op::<Cx, component i>(storages, op)`
-/// (`op` a `ColumnOp`: discard a value or relocate it), the one `match`
-/// that `remove_component` and `relocate_component` share in a debug build.
-pub fn column_op_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(model, names, "column_op", quote!(storages, op))
-}
-
-/// One arm per component: `i => Column::remove(column of component i, id)`
-/// (an optimised build's `remove_component`).
+/// One arm per component: `i => Column::remove(column of component i, id)`.
 pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     component_arms(model, names, "remove_value", quote!(storages, id))
 }
 
-/// One arm per component: `i => Column::relocate(column of component i, from, to)`
-/// (an optimised build's `relocate_component`).
+/// One arm per component: `i => Column::relocate(column of component i, from, to)`.
 pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     component_arms(model, names, "relocate_value", quote!(storages, from, to))
 }

@@ -154,30 +154,6 @@ impl ::core::ops::DerefMut for Stress {
         &mut self.inner
     }
 }
-#[cfg(debug_assertions)]
-impl __StressStorages {
-    fn column_op(storages: &mut Self, index: usize, op: ::ecs::__private::ColumnOp) {
-        match index {
-            0usize => ::ecs::__private::column_op::<Stress, C0>(storages, op),
-            1usize => ::ecs::__private::column_op::<Stress, C1>(storages, op),
-            2usize => ::ecs::__private::column_op::<Stress, C2>(storages, op),
-            3usize => ::ecs::__private::column_op::<Stress, C3>(storages, op),
-            4usize => ::ecs::__private::column_op::<Stress, C4>(storages, op),
-            5usize => ::ecs::__private::column_op::<Stress, C5>(storages, op),
-            6usize => ::ecs::__private::column_op::<Stress, C6>(storages, op),
-            7usize => ::ecs::__private::column_op::<Stress, C7>(storages, op),
-            8usize => ::ecs::__private::column_op::<Stress, C8>(storages, op),
-            9usize => ::ecs::__private::column_op::<Stress, C9>(storages, op),
-            10usize => ::ecs::__private::column_op::<Stress, C10>(storages, op),
-            11usize => ::ecs::__private::column_op::<Stress, C11>(storages, op),
-            12usize => ::ecs::__private::column_op::<Stress, C12>(storages, op),
-            13usize => ::ecs::__private::column_op::<Stress, C13>(storages, op),
-            14usize => ::ecs::__private::column_op::<Stress, C14>(storages, op),
-            15usize => ::ecs::__private::column_op::<Stress, C15>(storages, op),
-            _ => {}
-        }
-    }
-}
 unsafe impl ::ecs::__private::ContextDecl for Stress {
     type Bits = ::ecs::__private::Bits16;
     type Storages = __StressStorages;
@@ -326,13 +302,6 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         index: usize,
         id: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __StressStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Discard(id),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => ::ecs::__private::remove_value::<Stress, C0>(storages, id),
             1usize => ::ecs::__private::remove_value::<Stress, C1>(storages, id),
@@ -359,13 +328,6 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         from: ::ecs::__private::EntityId,
         to: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __StressStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Relocate(from, to),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => ::ecs::__private::relocate_value::<Stress, C0>(storages, from, to),
             1usize => ::ecs::__private::relocate_value::<Stress, C1>(storages, from, to),

@@ -137,15 +137,6 @@ impl ::core::ops::DerefMut for Game {
         &mut self.inner
     }
 }
-#[cfg(debug_assertions)]
-impl __GameStorages {
-    fn column_op(storages: &mut Self, index: usize, op: ::ecs::__private::ColumnOp) {
-        match index {
-            0usize => ::ecs::__private::column_op::<Game, Position>(storages, op),
-            _ => {}
-        }
-    }
-}
 unsafe impl ::ecs::__private::ContextDecl for Game {
     type Bits = ::ecs::__private::Bits8;
     type Storages = __GameStorages;
@@ -215,13 +206,6 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         index: usize,
         id: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __GameStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Discard(id),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => ::ecs::__private::remove_value::<Game, Position>(storages, id),
             _ => {}
@@ -233,13 +217,6 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         from: ::ecs::__private::EntityId,
         to: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __GameStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Relocate(from, to),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => {
                 ::ecs::__private::relocate_value::<Game, Position>(storages, from, to)

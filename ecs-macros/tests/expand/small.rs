@@ -133,17 +133,6 @@ impl ::core::ops::DerefMut for World {
         &mut self.inner
     }
 }
-#[cfg(debug_assertions)]
-impl __WorldStorages {
-    fn column_op(storages: &mut Self, index: usize, op: ::ecs::__private::ColumnOp) {
-        match index {
-            0usize => ::ecs::__private::column_op::<World, Position>(storages, op),
-            1usize => ::ecs::__private::column_op::<World, Velocity>(storages, op),
-            2usize => ::ecs::__private::column_op::<World, Life>(storages, op),
-            _ => {}
-        }
-    }
-}
 unsafe impl ::ecs::__private::ContextDecl for World {
     type Bits = ::ecs::__private::Bits8;
     type Storages = __WorldStorages;
@@ -207,13 +196,6 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         index: usize,
         id: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __WorldStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Discard(id),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => ::ecs::__private::remove_value::<World, Position>(storages, id),
             1usize => ::ecs::__private::remove_value::<World, Velocity>(storages, id),
@@ -227,13 +209,6 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         from: ::ecs::__private::EntityId,
         to: ::ecs::__private::EntityId,
     ) {
-        #[cfg(debug_assertions)]
-        __WorldStorages::column_op(
-            storages,
-            index,
-            ::ecs::__private::ColumnOp::Relocate(from, to),
-        );
-        #[cfg(not(debug_assertions))]
         match index {
             0usize => {
                 ::ecs::__private::relocate_value::<World, Position>(storages, from, to)
