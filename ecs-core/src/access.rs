@@ -86,9 +86,10 @@ use crate::resource::Resource;
 // `SystemOf<Cx>` supertrait before): rustc proved them again in the
 // well-formedness check of every impl the macro emits, one per system and
 // component it reads or writes and one per ancestor, about 0.5 M
-// instructions each (296 impls at 64 components / 32 systems; the
-// `scripts/compile-cost` crate's debug build 4.595 G with them, 4.469 G
-// without, cachegrind). Nothing relied on them: the code that asks for
+// instructions each (296 impls at 64 components / 32 systems: rustc's
+// instructions for `scripts/compile-cost`'s crate, cachegrind, about
+// 4.60 G with them and 4.47 G without in a debug build, 9.88 G and 9.76 G
+// in an optimised one). Nothing relied on them: the code that asks for
 // these traits has its context and systems bounded already, and the
 // `on_unimplemented` messages name the same types.
 pub unsafe trait CanRead<Cx, C> {}
