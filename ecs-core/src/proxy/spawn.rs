@@ -835,7 +835,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         unsafe {
             self.store_collected(
                 first,
-                size_of::<B>(),
+                const { size_of::<B>() },
                 Drops::<B>::RUN,
                 store_at::<Cx, B>,
                 ids,

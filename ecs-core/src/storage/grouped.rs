@@ -550,7 +550,7 @@ where
         // below `slots.len()`, so both slots are live; `project` creates
         // no reference, and the two fields are distinct (`f != t`).
         let (pf, pt) = unsafe { (G::project(g.slot(f)), G::project(g.slot(t))) };
-        let size = core::mem::size_of::<<G as Member<I>>::Item>();
+        let size = const { core::mem::size_of::<<G as Member<I>>::Item>() };
         // SAFETY: `pf` and `pt` are the member's fields in the cells of `f`
         // and `t` (distinct, live, each `size` bytes of a
         // `MaybeUninit<Item>`), `masks` are the group's bits, bit `I` set

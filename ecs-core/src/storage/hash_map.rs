@@ -241,7 +241,8 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
             // panicked): the old value is discarded first, out of line and
             // untyped (the map first: a panicking `drop` leaves the column
             // without it), then `id` claims the next packed index.
-            self.ids.discard_unclaimed(self.values.raw_mut(), size_of::<T>(), id);
+            self.ids
+                .discard_unclaimed(self.values.raw_mut(), const { size_of::<T>() }, id);
         }
         self.values.push(value);
     }

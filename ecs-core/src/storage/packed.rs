@@ -226,7 +226,9 @@ impl<T> Packed<T> {
     pub(super) fn get_mut(&mut self, p: usize) -> &mut T {
         // SAFETY: value `p` is initialised and in the buffer (`value`
         // checked `p < len`), a `T`; `&mut self` excludes other access.
-        unsafe { &mut *(self.raw.value(p, size_of::<T>()).as_ptr() as *mut T) }
+        // The size an inline constant, here and below: `size_of` called is
+        // a function per component type in a debug build (as `Contiguous`'s).
+        unsafe { &mut *(self.raw.value(p, const { size_of::<T>() }).as_ptr() as *mut T) }
     }
 
     /// Puts `value` in place of value `p`, returning the old one (read and
@@ -240,7 +242,7 @@ impl<T> Packed<T> {
     // per component type (44 at 64 components / 32 systems).
     #[inline(always)]
     pub(super) fn replace(&mut self, p: usize, value: T) -> T {
-        let slot = self.raw.value(p, size_of::<T>()).as_ptr() as *mut T;
+        let slot = self.raw.value(p, const { size_of::<T>() }).as_ptr() as *mut T;
         // SAFETY: value `p` is initialised and in the buffer (`value`
         // checked `p < len`), a `T`; `&mut self` excludes other access. The
         // old value is moved out and the new one in, nothing unwinding
@@ -261,7 +263,7 @@ impl<T> Packed<T> {
     /// Appends `value`, at index `len()`.
     #[inline(always)]
     pub(crate) fn push(&mut self, value: T) {
-        let slot = self.raw.next_slot(size_of::<T>());
+        let slot = self.raw.next_slot(const { size_of::<T>() });
         // SAFETY: slot `len`, in the buffer (`next_slot` made room),
         // aligned for `T` (slot `len` of `T`'s layout), and holding no value
         // to overwrite; counted once written.
@@ -283,7 +285,7 @@ impl<T> Packed<T> {
         let value = unsafe { self.base().add(p).read() };
         // SAFETY: `p < len`, the slots hold `T`s, and value `p` was read
         // out above.
-        unsafe { self.raw.forget_swap(p, size_of::<T>()) };
+        unsafe { self.raw.forget_swap(p, const { size_of::<T>() }) };
         value
     }
 
@@ -302,7 +304,7 @@ impl<T> Packed<T> {
     #[inline(always)]
     pub(super) unsafe fn discard(&mut self, p: usize) {
         // SAFETY: `p < len` (the caller's contract); the slots hold `T`s.
-        unsafe { self.raw.discard(p, size_of::<T>()) };
+        unsafe { self.raw.discard(p, const { size_of::<T>() }) };
     }
 
     /// Gives up every value without dropping it, keeping the memory: the

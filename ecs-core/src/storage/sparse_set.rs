@@ -223,7 +223,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
                 &mut self.owners,
                 &mut self.index,
                 self.values.raw_mut(),
-                size_of::<T>(),
+                const { size_of::<T>() },
                 id,
                 p,
             );
