@@ -106,12 +106,7 @@ ecs::declare_context! {
 
 impl System<Sched> for SwapAb {
     fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        count(0);
-        let t = now_ns();
-        data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0));
-        let e = now_ns();
-        AB_NS.fetch_add(e - t, Ordering::Relaxed);
-        AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
+        timed_ab(|| data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0)));
     }
 }
 
@@ -186,6 +181,25 @@ struct Shared {
     quit: AtomicBool,
 }
 
+/// Runs `ab` (the system or a hand-written version's loop) as system 0,
+/// adding its time and its end's offset from the step's start to the
+/// means `report` prints.
+fn timed_ab(ab: impl FnOnce()) {
+    count(0);
+    let t = now_ns();
+    ab();
+    let e = now_ns();
+    AB_NS.fetch_add(e - t, Ordering::Relaxed);
+    AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+/// The hand-written versions' `ab`: the four pairs of columns swapped.
+fn swap_ab(ab: &mut [[Vec<f32>; 2]; 4]) {
+    for [a, b] in ab {
+        swap_columns(a, b);
+    }
+}
+
 fn swap_columns(x: &mut [f32], y: &mut [f32]) {
     for (x, y) in x.iter_mut().zip(y) {
         core::mem::swap(x, y);
@@ -255,14 +269,7 @@ fn best_steps(iterations: usize) {
     let mut step = |shared: &Shared| {
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
-        count(0);
-        let t = now_ns();
-        for [a, b] in &mut ab {
-            swap_columns(a, b);
-        }
-        let e = now_ns();
-        AB_NS.fetch_add(e - t, Ordering::Relaxed);
-        AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
+        timed_ab(|| swap_ab(&mut ab));
         shared.try_run(n);
         wait_until(|| shared.done.load(Ordering::Acquire) >= n, false);
     };
@@ -295,16 +302,7 @@ fn join_steps(iterations: usize) {
         CALLER.with(|c| c.set(true));
         let mut step = || {
             rayon::join(
-                || {
-                    count(0);
-                    let t = now_ns();
-                    for [a, b] in &mut ab {
-                        swap_columns(a, b);
-                    }
-                    let e = now_ns();
-                    AB_NS.fetch_add(e - t, Ordering::Relaxed);
-                    AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
-                },
+                || timed_ab(|| swap_ab(&mut ab)),
                 || {
                     count(1);
                     worker_started();
