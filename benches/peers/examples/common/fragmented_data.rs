@@ -28,13 +28,8 @@ components! {
 /// As `libs::fragmented::spec`: position, a velocity for one entity in ten
 /// (scattered), a mask of fillers.
 pub fn spec(i: usize) -> (Pos, Option<Vel>, u8) {
-    let h = values::mix(i);
-    (
-        Pos([(i % 1000) as f32, (i / 1000) as f32]),
-        h.is_multiple_of(10)
-            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
-        ((h >> 16) % 64) as u8,
-    )
+    let (pos, vel, fillers) = values::spec_values(i);
+    (Pos(pos), vel.map(Vel), fillers)
 }
 
 /// Creates the workload's entities through step proxy `$p` and returns

@@ -27,7 +27,7 @@ use crate::components::components;
 use crate::expect::Check;
 use crate::harness::Bench;
 use crate::workload::{Lib, Workload};
-use values::mix;
+use values::spec_values;
 pub use values::{filler, CHURN_STEP, ENTITIES};
 
 components! {
@@ -59,13 +59,11 @@ pub struct Spec {
 
 /// Entity `i`'s initial values.
 pub fn spec(i: usize) -> Spec {
-    let h = mix(i);
+    let (pos, vel, fillers) = spec_values(i);
     Spec {
-        pos: Pos([(i % 1000) as f32, (i / 1000) as f32]),
-        vel: h
-            .is_multiple_of(10)
-            .then_some(Vel([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0])),
-        fillers: ((h >> 16) % 64) as u8,
+        pos: Pos(pos),
+        vel: vel.map(Vel),
+        fillers,
     }
 }
 

@@ -17,6 +17,18 @@ pub fn mix(i: usize) -> u32 {
     x ^ (x >> 12)
 }
 
+/// Entity `i`'s position, its velocity (one entity in ten, scattered) and
+/// the mask of its fillers (the six low bits), as plain values.
+pub fn spec_values(i: usize) -> ([f32; 2], Option<[f32; 2]>, u8) {
+    let h = mix(i);
+    (
+        [(i % 1000) as f32, (i / 1000) as f32],
+        h.is_multiple_of(10)
+            .then_some([((h >> 8) % 7) as f32 - 3.0, ((h >> 12) % 5) as f32 - 2.0]),
+        ((h >> 16) % 64) as u8,
+    )
+}
+
 /// The value of filler `k` of entity `i`.
 pub fn filler(i: usize, k: usize) -> [f32; 4] {
     [i as f32, k as f32, 0.0, 1.0]
