@@ -15,6 +15,10 @@
 //! query in a system run by `run_all`; `ecs` is the table's `PreparedQuery`). A figure per iteration is the count of a long
 //! run minus that of a short one, divided by the iterations between them.
 
+#[macro_use]
+#[path = "common/schedule_data.rs"]
+mod schedule_data;
+
 #[path = "../src/math.rs"]
 #[allow(dead_code)]
 mod math;
@@ -273,28 +277,6 @@ fn add_remove(iterations: usize) {
             p.run_all(&());
         });
     }
-}
-
-/// `schedule`'s entities, spawned into `$world` (a `Sched` or `SchedTeam`),
-/// and a first step.
-macro_rules! spawn_schedule {
-    ($world:ident) => {
-        $world.step(|p| {
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
-            }
-            for _ in 0..N {
-                p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
-            }
-        });
-        $world.step(|p| p.run_all(&()));
-    };
 }
 
 fn schedule(best: bool, iterations: usize) {

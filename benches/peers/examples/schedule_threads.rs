@@ -17,6 +17,10 @@
 //! perf stat -e context-switches,cpu-migrations benches/peers/target/release/examples/schedule_threads ecs 100000
 //! ```
 
+#[macro_use]
+#[path = "common/schedule_data.rs"]
+mod schedule_data;
+
 use ecs::{Data, System};
 use std::cell::Cell;
 use std::hint::black_box;
@@ -127,21 +131,7 @@ impl System<Sched> for SwapCe {
 
 fn ecs_steps(iterations: usize) {
     let mut world = Sched::new();
-    world.step(|p| {
-        for _ in 0..N {
-            p.spawn((A(0.0), B(1.0))).expect("room");
-        }
-        for _ in 0..N {
-            p.spawn((A(0.0), B(1.0), C(2.0))).expect("room");
-        }
-        for _ in 0..N {
-            p.spawn((A(0.0), B(1.0), C(2.0), D(3.0))).expect("room");
-        }
-        for _ in 0..N {
-            p.spawn((A(0.0), B(1.0), C(2.0), E(4.0))).expect("room");
-        }
-    });
-    world.step(|p| p.run_all(&()));
+    spawn_schedule!(world);
     reset();
     let start = Instant::now();
     for _ in 0..iterations {
