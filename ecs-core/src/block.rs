@@ -132,15 +132,11 @@ impl<K: Column> Place<K> {
     /// Every id of `start..=start + j` has a value.
     #[inline(always)]
     pub(crate) unsafe fn ptr(&self, j: usize) -> NonNull<K::Item> {
-        if K::LINEAR {
-            // SAFETY: the ids `start..=start + j` have values (caller), so
-            // they lie side by side from `first` (linear column).
-            unsafe { self.first.add(j) }
-        } else {
-            // SAFETY: id `start + j` has a value (caller); the state is
-            // live (`new`'s contract).
-            unsafe { K::fetch(self.fetch, EntityId(self.start.0 + j as u32)) }
-        }
+        // SAFETY: the ids `start..=start + j` have values (caller): in a
+        // linear column they lie side by side from `first`; otherwise id
+        // `start + j` has a value and the fetch state is live (`new`'s
+        // contract).
+        unsafe { place_ptr!(K, self, j) }
     }
 }
 
