@@ -10,6 +10,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicUsize, Ordering};
 
+use super::roots::MAX as MAX_PUBLISHED;
 use crate::decl::SystemInfo;
 
 /// Unfinished dependency counts of the selected systems.
@@ -24,6 +25,8 @@ use crate::decl::SystemInfo;
 pub(crate) struct Counters<'a> {
     systems: &'a [SystemInfo],
     selected: &'a [bool],
+    /// Every system selected.
+    all: bool,
     transitive: bool,
     pending: Pending,
 }
@@ -49,12 +52,91 @@ impl Pending {
     }
 }
 
+/// How a step's selected systems start: the first root (run by the step's
+/// caller), the other roots below [`MAX_PUBLISHED`] (published to idle
+/// threads as bits) and whether there are roots past those (queued).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Starts {
+    pub(crate) first: Option<usize>,
+    pub(crate) published: u64,
+    pub(crate) far: bool,
+}
+
+impl Starts {
+    const NONE: Self = Self {
+        first: None,
+        published: 0,
+        far: false,
+    };
+
+    /// Adds root `i`; roots come in ascending order.
+    #[inline]
+    const fn add(&mut self, i: usize) {
+        if self.first.is_none() {
+            self.first = Some(i);
+        } else if i < MAX_PUBLISHED {
+            self.published |= 1 << i;
+        } else {
+            self.far = true;
+        }
+    }
+}
+
+/// What a step with every system selected (`run_all`, the common step)
+/// starts from, fixed by the declaration: computed once per context type at
+/// compile time (`Plan::of` in a constant) instead of at each step. Each
+/// step of `run_all` on a team counted its selected systems, looked for
+/// its roots in their dependency lists and built its counters from them
+/// (BENCHMARKS.md, "schedule on two threads, the step's fixed part").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    /// Each system's dependency count, for graphs of up to [`INLINE`]
+    /// systems (0 past the last system; unused for larger graphs).
+    counts: [usize; INLINE],
+    /// The roots: the systems with no dependencies.
+    pub(crate) starts: Starts,
+}
+
+impl Plan {
+    /// The plan of every system of `systems`.
+    pub(crate) const fn of(systems: &[SystemInfo]) -> Self {
+        let mut plan = Plan {
+            counts: [0; INLINE],
+            starts: Starts::NONE,
+        };
+        let mut i = 0;
+        while i < systems.len() {
+            let n = systems[i].dependencies.len();
+            if i < INLINE {
+                plan.counts[i] = n;
+            }
+            if n == 0 {
+                plan.starts.add(i);
+            }
+            i += 1;
+        }
+        plan
+    }
+}
+
 impl<'a> Counters<'a> {
-    pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool]) -> Self {
+    /// The counters of a step running the systems `selected`; `plan` is
+    /// `Plan::of(systems)`, which gives them when every system is selected.
+    #[inline]
+    pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool], plan: &Plan) -> Self {
         // Every system selected (`run_all`, the common step): closed, and
         // each waits for all its dependencies, counted without looking
         // whether each is selected.
         let all = selected.iter().all(|&s| s);
+        if all && systems.len() <= INLINE {
+            return Self {
+                systems,
+                selected,
+                all,
+                transitive: false,
+                pending: Pending::Inline(plan.counts.map(AtomicUsize::new)),
+            };
+        }
         let transitive = !all && !closed(systems, selected);
         let count = |i: usize| {
             AtomicUsize::new(if all {
@@ -77,6 +159,7 @@ impl<'a> Counters<'a> {
         Self {
             systems,
             selected,
+            all,
             transitive,
             pending,
         }
@@ -103,8 +186,38 @@ impl<'a> Counters<'a> {
         !self.waits_on(i).any(|d| self.selected[d])
     }
 
+    /// How many systems are selected, and how they start (the roots, as
+    /// [`roots`](Self::roots) lists them), in one pass over the systems.
+    /// (A count of the selected systems, then the roots through `roots`'
+    /// iterator: 85 instructions more per step, 83 516 against 83 431 for
+    /// the chained two-thread `schedule` of
+    /// `benches/peers/examples/callgrind.rs schedule_team`.)
+    ///
+    /// `plan` is `Plan::of(systems)`: with every system selected, it is the
+    /// answer.
+    pub(crate) fn starts(&self, plan: &Plan) -> (usize, Starts) {
+        if self.all {
+            return (self.systems.len(), plan.starts);
+        }
+        self.counted_starts()
+    }
+
+    /// [`starts`](Self::starts) counted from the selection.
+    fn counted_starts(&self) -> (usize, Starts) {
+        let mut starts = Starts::NONE;
+        let mut count = 0;
+        for i in (0..self.selected.len()).filter(|&i| self.selected[i]) {
+            count += 1;
+            if self.is_root(i) {
+                starts.add(i);
+            }
+        }
+        (count, starts)
+    }
+
     /// Records that system `i` finished; calls `ready` with each waiting
     /// system for which `i` was the last unfinished one it waited for.
+    #[inline]
     pub(crate) fn finish(&self, i: usize, mut ready: impl FnMut(usize)) {
         if self.transitive {
             for (d, info) in self.systems.iter().enumerate() {
@@ -119,12 +232,28 @@ impl<'a> Counters<'a> {
         }
     }
 
+    #[inline]
     fn decrement(&self, d: usize, ready: &mut impl FnMut(usize)) {
+        if !self.selected[d] {
+            return;
+        }
+        let pending = self.pending.get(d);
+        // Each system `d` waits for decrements its counter once: reading 1
+        // before this one's decrement, every other has decremented, and
+        // this one is the last. Then `d` is ready and nothing reads the
+        // counter again, so the locked decrement is skipped: a system
+        // waiting for one system alone (each link of a chain) costs a load.
+        // (Acquire: it reads the last other decrement, whose release
+        // sequence holds every earlier one's release.)
+        if pending.load(Ordering::Acquire) == 1 {
+            ready(d);
+            return;
+        }
         // AcqRel: the release publishes what the finished system wrote; the
         // acquire of the last decrement sees every earlier one's release
         // (they form one release sequence on this counter), so `d` starts
         // after all the systems it waits for in happens-before order.
-        if self.selected[d] && self.pending.get(d).fetch_sub(1, Ordering::AcqRel) == 1 {
+        if pending.fetch_sub(1, Ordering::AcqRel) == 1 {
             ready(d);
         }
     }
@@ -182,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_dependent_made_ready_is_not_a_root() {
-        let counters = Counters::new(&CHAIN3, &[true, true, true]);
+        let counters = Counters::new(&CHAIN3, &[true, true, true], &Plan::of(&CHAIN3));
         let mut ready = Vec::new();
         counters.finish(0, |d| ready.push(d));
         assert_eq!(ready, [1]);
@@ -193,14 +322,14 @@ mod tests {
 
     #[test]
     fn a_system_whose_dependencies_are_not_selected_is_a_root() {
-        let counters = Counters::new(&CHAIN3, &[false, true, true]);
+        let counters = Counters::new(&CHAIN3, &[false, true, true], &Plan::of(&CHAIN3));
         assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
     }
 
     #[test]
     fn a_skipped_system_still_orders_its_neighbours() {
         // `a` and `c` run, `b` between them does not: `c` waits for `a`.
-        let counters = Counters::new(&CHAIN3, &[true, false, true]);
+        let counters = Counters::new(&CHAIN3, &[true, false, true], &Plan::of(&CHAIN3));
         assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
         let mut ready = Vec::new();
         counters.finish(0, |d| ready.push(d));
@@ -238,7 +367,7 @@ mod tests {
         for &systems in CHAINS.iter() {
             let n = systems.len();
             let selected = vec![true; n];
-            let counters = Counters::new(systems, &selected);
+            let counters = Counters::new(systems, &selected, &Plan::of(systems));
             assert_eq!(
                 matches!(counters.pending, Pending::Inline(_)),
                 n <= INLINE,
@@ -252,6 +381,56 @@ mod tests {
                 assert_eq!(ready, next, "link {i} of {n}");
             }
         }
+    }
+
+    /// `n` systems, none ordered: every one a root.
+    fn independent(n: usize) -> &'static [SystemInfo] {
+        let info = SystemInfo {
+            name: "s",
+            type_name: "S",
+            dependencies: &[],
+            dependents: &[],
+            ancestors: &[],
+        };
+        Box::leak(vec![info; n].into_boxed_slice())
+    }
+
+    static INDEPENDENT: std::sync::LazyLock<Vec<&'static [SystemInfo]>> =
+        std::sync::LazyLock::new(|| [2, MAX_PUBLISHED, MAX_PUBLISHED + 3].into_iter().map(independent).collect());
+
+    /// The plan a declaration's constant gives `run_all` is what the step
+    /// counted from the selection before: the same roots, and every counter
+    /// at the system's dependency count.
+    #[test]
+    fn the_plan_starts_every_system_as_counting_would() {
+        let graphs = [&CHAIN3[..]].into_iter().chain(CHAINS.iter().copied()).chain(INDEPENDENT.iter().copied());
+        for systems in graphs {
+            let n = systems.len();
+            let plan = Plan::of(systems);
+            let selected = vec![true; n];
+            let counters = Counters::new(systems, &selected, &plan);
+            assert_eq!(counters.starts(&plan), counters.counted_starts(), "{n} systems");
+            for (i, info) in systems.iter().enumerate() {
+                assert_eq!(counters.pending.get(i).load(Ordering::Relaxed), info.dependencies.len());
+            }
+        }
+        let many = Plan::of(INDEPENDENT[2]).starts;
+        assert_eq!(many.first, Some(0));
+        assert_eq!(many.published, !1, "roots 1 to 63 published");
+        assert!(many.far, "roots past 63 queued");
+        let few = Plan::of(&CHAIN3).starts;
+        assert_eq!((few.first, few.published, few.far), (Some(0), 0, false));
+    }
+
+    /// A selection that is not every system counts its own roots.
+    #[test]
+    fn a_partial_selection_starts_from_its_own_roots() {
+        let plan = Plan::of(&CHAIN3);
+        let counters = Counters::new(&CHAIN3, &[false, true, true], &plan);
+        let (count, starts) = counters.starts(&plan);
+        assert_eq!((count, starts.first, starts.published, starts.far), (2, Some(1), 0, false));
+        assert_eq!(counters.pending.get(1).load(Ordering::Relaxed), 0);
+        assert_eq!(counters.pending.get(2).load(Ordering::Relaxed), 1);
     }
 
     #[test]
@@ -278,7 +457,7 @@ mod loom_tests {
         loom::model(move || {
             let n = systems.len();
             let selected: &'static [bool] = Box::leak(vec![true; n].into_boxed_slice());
-            let counters = Arc::new(Counters::new(systems, selected));
+            let counters = Arc::new(Counters::new(systems, selected, &Plan::of(systems)));
             let cells: Arc<Vec<UnsafeCell<usize>>> = Arc::new((0..n).map(|_| UnsafeCell::new(0)).collect());
             let queue = Arc::new(Mutex::new(counters.roots().collect::<VecDeque<_>>()));
             let done = Arc::new(AtomicUsize::new(0));

@@ -7,11 +7,12 @@
 //! for a system's subtasks runs other work meanwhile, so no thread count
 //! can deadlock — unlike ECST's blocking waits.
 
-use super::counters::Counters;
+use super::counters::{Counters, Plan};
 use super::roots::MAX as MAX_PUBLISHED;
 use super::team::{discard, keep_first, Payload, Shared, Team, Work};
 use crate::decl::{ContextDecl, SystemInfo};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::mem::ManuallyDrop;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -33,41 +34,45 @@ pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], r
                 }
             }
         }
-        Some(team) => execute_systems(Cx::SYSTEMS, team, selected, run),
+        Some(team) => execute_systems(Cx::SYSTEMS, &<Cx as PlanOf>::PLAN, team, selected, run),
     }
+}
+
+/// A declaration's [`Plan`], evaluated once per context type when it is
+/// compiled (a constant, promoted to a static by the reference `execute`
+/// takes).
+trait PlanOf {
+    const PLAN: Plan;
+}
+
+impl<Cx: ContextDecl> PlanOf for Cx {
+    const PLAN: Plan = Plan::of(Cx::SYSTEMS);
 }
 
 /// [`execute`] on `team` for the systems `systems`: not generic, so that
 /// the scheduler (and the team's and thread pool's generic code it uses) is
 /// compiled once, in this crate, rather than in
 /// every crate that declares a context.
-fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
-    let counters = Counters::new(systems, selected);
-    // In one pass over the systems: how many run, the first root (run on
-    // this thread), and the other roots, published to idle threads without
-    // the lock (`Team::publish_roots`) but for those past what that can
-    // hold, which are queued. (A count of the selected systems, then the
-    // roots through `Counters::roots`' iterator: 85 instructions more per
-    // step, 83 516 against 83 431 for the chained two-thread `schedule` of
-    // `benches/peers/examples/callgrind.rs schedule_team`; `tests/many_roots.rs`
-    // has roots past what can be published.)
-    let (mut count, mut first, mut published, mut far) = (0, None, 0u64, false);
-    for i in (0..selected.len()).filter(|&i| selected[i]) {
-        count += 1;
-        if !counters.is_root(i) {
-            continue;
-        }
-        if first.is_none() {
-            first = Some(i);
-        } else if i < MAX_PUBLISHED {
-            published |= 1 << i;
-        } else {
-            far = true;
-        }
-    }
-    let Some(first) = first else {
+///
+/// `plan` is `Plan::of(systems)`.
+fn execute_systems(
+    systems: &'static [SystemInfo],
+    plan: &Plan,
+    team: &Team,
+    selected: &[bool],
+    run: &(dyn Fn(usize) + Sync),
+) {
+    let counters = Counters::new(systems, selected, plan);
+    // How many run, the first root (run on this thread), and the other
+    // roots, published to idle threads without the lock
+    // (`Team::publish_roots`) but for those past what that can hold, which
+    // are queued (`tests/many_roots.rs` has roots past what can be
+    // published). From the plan when every system runs.
+    let (count, starts) = counters.starts(plan);
+    let Some(first) = starts.first else {
         return;
     };
+    let (published, far) = (starts.published, starts.far);
     let graph = Graph {
         team,
         systems,
@@ -75,7 +80,8 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
         counters: &counters,
         run,
         unfinished: AtomicUsize::new(count),
-        panics: Mutex::new(Panics::default()),
+        panics: ManuallyDrop::new(Mutex::new(Panics::default())),
+        panicked: AtomicBool::new(false),
     };
     let template = graph.work(0);
     // Nothing below may unwind while queued systems may still run: they
@@ -105,11 +111,25 @@ fn execute_systems(systems: &'static [SystemInfo], team: &Team, selected: &[bool
     // No wake-up when this chain finishes the graph: the only thread that
     // waits for that is this one, which looks at `unfinished` next.
     unsafe { Graph::run_chain(&graph, first, team.shared(), false) };
-    team.shared()
-        .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
-    let payload = graph.panics.lock().first.take();
-    if let Some(payload) = payload {
-        panic::resume_unwind(payload);
+    // A graph whose systems all ran in this chain (a chain of systems, or
+    // roots the helpers had finished) is done here: no call to wait.
+    if graph.unfinished.load(Ordering::SeqCst) != 0 {
+        team.shared()
+            .work_until(|| graph.unfinished.load(Ordering::SeqCst) == 0);
+    }
+    // The panics are locked only after one: the lock and unlock were two
+    // of the step's read-modify-writes, and on the step's tail, after the
+    // wait (`Relaxed`: `panicked` is stored before the panicking link's
+    // decrement of `unfinished`, whose 0 the `SeqCst` load above read).
+    if graph.panicked.load(Ordering::Relaxed) {
+        // Taken whole, so that the payload and the doomed systems' flags
+        // are dropped here (`panics` is never dropped: a step without
+        // panics leaves it empty, with nothing to free).
+        let panics = core::mem::take(&mut *graph.panics.lock());
+        drop(panics.doomed);
+        if let Some(payload) = panics.first {
+            panic::resume_unwind(payload);
+        }
     }
 }
 
@@ -136,7 +156,13 @@ struct Graph<'a> {
     /// graph may go once this reads 0.
     unfinished: AtomicUsize,
     /// What panicked (untouched, and unallocated, in a step without panics).
-    panics: Mutex<Panics>,
+    /// Not dropped: `execute_systems` takes its contents out after a panic,
+    /// and it holds nothing otherwise (its drop cost 18 instructions of
+    /// every two-thread step, callgrind `schedule_team`).
+    panics: ManuallyDrop<Mutex<Panics>>,
+    /// Whether `panics` holds something: set under its lock, before the
+    /// panicking link's end is counted in `unfinished`.
+    panicked: AtomicBool,
 }
 
 impl<'a> Graph<'a> {
@@ -183,28 +209,35 @@ impl<'a> Graph<'a> {
     /// # Safety
     /// `graph` points to a live graph, which stays until `unfinished` reads
     /// 0; system `i` is ready and started nowhere else.
+    ///
+    /// The chain's links are counted off `unfinished` once, when it ends:
+    /// a decrement per link was a locked read-modify-write each (two of a
+    /// three-link chain's three, callgrind `schedule_team`). Only the
+    /// graph's owner waits for that count, and it waits for the whole graph
+    /// anyway; the dependents a link makes ready are released by the
+    /// dependency counters, not by this count.
     unsafe fn run_chain(graph: *const Self, mut i: usize, shared: &Shared, wake: bool) {
+        let mut finished = 0;
         loop {
-            // SAFETY: system `i` is unfinished, so `unfinished` is above 0
-            // and the graph stays; the reference ends with the call.
-            let (finished, next) = unsafe { &*graph }.run_link(i);
-            // SAFETY: as above, until this decrement; the reference names
-            // the atomic alone.
-            let unfinished = unsafe { &(*graph).unfinished };
-            // With a next link, `unfinished` stays above 0 (the link is
-            // unfinished), so the graph stays.
-            let before = unfinished.fetch_sub(finished, Ordering::SeqCst);
+            // SAFETY: system `i` is unfinished, and so are the links of
+            // this chain run before it (not yet counted off), so
+            // `unfinished` is above 0 and the graph stays; the reference
+            // ends with the call.
+            let (link, next) = unsafe { &*graph }.run_link(i);
+            finished += link;
             match next {
                 Some(d) => i = d,
-                None => {
-                    // The graph may be gone once this reads 0 elsewhere:
-                    // from here on, only `shared`.
-                    if wake && before == finished {
-                        shared.notify();
-                    }
-                    return;
-                }
+                None => break,
             }
+        }
+        // SAFETY: as above, until this decrement; the reference names the
+        // atomic alone.
+        let unfinished = unsafe { &(*graph).unfinished };
+        let before = unfinished.fetch_sub(finished, Ordering::SeqCst);
+        // The graph may be gone once this reads 0 elsewhere: from here on,
+        // only `shared`.
+        if wake && before == finished {
+            shared.notify();
         }
     }
 
@@ -237,6 +270,7 @@ impl<'a> Graph<'a> {
             Err(payload) => {
                 let unkept = {
                     let mut panics = self.panics.lock();
+                    self.panicked.store(true, Ordering::Relaxed);
                     finished += self.doom_descendants(i, &mut panics.doomed);
                     keep_first(&mut panics.first, payload)
                 };
