@@ -395,15 +395,22 @@ mod tests {
         Box::leak(vec![info; n].into_boxed_slice())
     }
 
-    static INDEPENDENT: std::sync::LazyLock<Vec<&'static [SystemInfo]>> =
-        std::sync::LazyLock::new(|| [2, MAX_PUBLISHED, MAX_PUBLISHED + 3].into_iter().map(independent).collect());
+    static INDEPENDENT: std::sync::LazyLock<Vec<&'static [SystemInfo]>> = std::sync::LazyLock::new(|| {
+        [2, MAX_PUBLISHED, MAX_PUBLISHED + 3]
+            .into_iter()
+            .map(independent)
+            .collect()
+    });
 
     /// The plan a declaration's constant gives `run_all` is what the step
     /// counted from the selection before: the same roots, and every counter
     /// at the system's dependency count.
     #[test]
     fn the_plan_starts_every_system_as_counting_would() {
-        let graphs = [&CHAIN3[..]].into_iter().chain(CHAINS.iter().copied()).chain(INDEPENDENT.iter().copied());
+        let graphs = [&CHAIN3[..]]
+            .into_iter()
+            .chain(CHAINS.iter().copied())
+            .chain(INDEPENDENT.iter().copied());
         for systems in graphs {
             let n = systems.len();
             let plan = Plan::of(systems);
@@ -428,7 +435,10 @@ mod tests {
         let plan = Plan::of(&CHAIN3);
         let counters = Counters::new(&CHAIN3, &[false, true, true], &plan);
         let (count, starts) = counters.starts(&plan);
-        assert_eq!((count, starts.first, starts.published, starts.far), (2, Some(1), 0, false));
+        assert_eq!(
+            (count, starts.first, starts.published, starts.far),
+            (2, Some(1), 0, false)
+        );
         assert_eq!(counters.pending.get(1).load(Ordering::Relaxed), 0);
         assert_eq!(counters.pending.get(2).load(Ordering::Relaxed), 1);
     }
