@@ -80,3 +80,24 @@ fn a_lying_size_hint_is_harmless() {
         assert_eq!(names, ["9", "8", "7", "4", "3", "2", "1", "0"]);
     });
 }
+
+/// An iterator of known length is read only as far as its length, and not
+/// at all when the context has no room for it: in an optimised build it is
+/// stored as it is read (`store_fresh`), in a debug build collected first
+/// (`spawn_collected`); both keep these promises.
+#[test]
+fn a_known_length_is_read_no_further_and_not_when_full() {
+    let mut w = World::new();
+    let asked = std::cell::Cell::new(0usize);
+    let counted = |claim, real| Liar { claim, real }.inspect(|_| asked.set(asked.get() + 1));
+    // `inspect` keeps the liar's hint: 4 claimed of 10, 4 read.
+    let made = w.step(|p| p.spawn_batch(counted(4, 10)).unwrap().count());
+    assert_eq!((made, asked.get()), (4, 4));
+    // 96 left, 97 claimed: refused before any is read.
+    assert!(w.step(|p| p.spawn_batch(counted(97, 97)).is_err()));
+    assert_eq!((w.len(), asked.get()), (4, 4));
+    // Fewer than claimed: all read, those made.
+    let made = w.step(|p| p.spawn_batch(counted(9, 2)).unwrap().count());
+    assert_eq!((made, asked.get()), (2, 6));
+    assert_eq!(w.len(), 6);
+}

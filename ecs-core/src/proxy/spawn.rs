@@ -588,36 +588,20 @@ macro_rules! bundle {
                 // bundles stored whole.
                 let mut written = Written { slots, stored: 0 };
                 let mut unstore = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
-                // One counter bounds the loop: in an optimised build, `zip`
-                // with the range of offsets stops at `ids.len()`, and, for
-                // iterators that give their items by index (`map` over a
-                // range, slices), checks one bound per bundle instead of
-                // two. A debug build counts by hand instead: `zip`'s
-                // `Iterator::zip`, `ZipImpl::new` and `ZipImpl::next` were
-                // three functions per call site of `spawn_batch` (1 400
-                // instructions of a debug build's IR at 64 components / 32
-                // systems), for a bound check that costs nothing there.
+                // One counter bounds the loop: `zip` with the range of
+                // offsets stops at `ids.len()`, and, for iterators that give
+                // their items by index (`map` over a range, slices), checks
+                // one bound per bundle instead of two. (Compiled in an
+                // optimised build and under Miri only: a debug build stores
+                // a batch through `spawn_collected`, see `spawn_batch`.)
                 // In a block: the iterator is dropped at its end, while the
                 // guards are still armed (a panicking `drop` of the bundles
                 // a lying iterator kept leaves nothing behind, as any panic
                 // of the iterator), as the `for` loop over `zip` dropped it.
                 {
-                    #[cfg(not(debug_assertions))]
                     let mut pairs = (0..ids.len()).zip(bundles);
-                    #[cfg(debug_assertions)]
-                    let mut bundles = bundles;
                     loop {
-                        #[cfg(not(debug_assertions))]
                         let Some((k, bundle)) = pairs.next() else { break };
-                        // The count of bundles stored is the offset of the
-                        // next; the bound first, as `zip` does: no bundle is
-                        // asked for past `ids.len()`.
-                        #[cfg(debug_assertions)]
-                        let k = written.stored;
-                        #[cfg(debug_assertions)]
-                        let Some(bundle) = (if k < ids.len() { bundles.next() } else { None }) else {
-                            break;
-                        };
                         let id = ids.start + k;
                         unstore.ids.end = id + 1;
                         $(
@@ -773,6 +757,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let bundles = bundles.into_iter();
+        #[cfg(any(not(debug_assertions), miri))]
         match bundles.size_hint() {
             (low, Some(high)) if low == high => {
                 // `low` bundles, so the iterator says (a safe promise, which
@@ -800,29 +785,76 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 for bundle in bundles {
                     collected.push(bundle);
                 }
-                self.spawn_collected(collected)
+                self.spawn_collected(collected, None)
             }
+        }
+        // A debug build (Miri aside, which checks the path above) collects
+        // every batch, of known length or not, and stores it through
+        // `spawn_collected`, a bundle at a time by `Bundle::store`: the
+        // bulk path above (`store_fresh` per call site, with its slots'
+        // guard and drops per bundle type, `prepare_fill`, `fill` and the
+        // check `stores_all` per component type) is what an optimised
+        // build runs, but a debug build compiled it besides the collecting
+        // path, which every bundle type given to `spawn_batch` has anyway
+        // (the path is chosen at run time). At 64 components / 32 systems
+        // that was about 5 500 of the 70 200 lines of IR of a debug build
+        // (`cargo llvm-lines`). What the caller sees is the same: room is
+        // checked before any bundle is asked for when the length is known,
+        // no more bundles than it are asked for, and a panic leaves
+        // nothing behind. (`.ci/run` runs the bulk spawns' tests in release
+        // too, and Miri runs the path above.)
+        #[cfg(all(debug_assertions, not(miri)))]
+        {
+            let (low, high) = bundles.size_hint();
+            let ids = if high == Some(low) {
+                Some(self.batch_ids(low)?)
+            } else {
+                None
+            };
+            let bound = if let Some(ids) = &ids { ids.len() } else { usize::MAX };
+            let mut collected = Packed::with_capacity(if bound < low { bound } else { low });
+            // The bound first, as `store_fresh`'s `zip` does: no bundle is
+            // asked for past `bound`. A panic of the iterator drops the
+            // array and the bundles in it; the iterator itself is dropped
+            // at the block's end, before any is stored.
+            {
+                let mut bundles = bundles;
+                while collected.len() < bound {
+                    let Some(bundle) = bundles.next() else { break };
+                    collected.push(bundle);
+                }
+            }
+            self.spawn_collected(collected, ids)
         }
     }
 
     /// [`spawn_batch`](Self::spawn_batch) of bundles collected first (from
-    /// an iterator that does not tell its length), each stored by
-    /// `Bundle::store`: not through `store_fresh`, whose second copy per
-    /// call site (for `vec::IntoIter`, besides the caller's iterator) was
-    /// about 500 lines of IR for a path that iterators of known length never
-    /// take. Compiled for every bundle type given to `spawn_batch`, whatever
-    /// its iterator (the path is chosen at run time), so the loop is
-    /// [`store_collected`](Self::store_collected), compiled once per
-    /// context; this shell and `store_at` are all that is per bundle type
-    /// (at 64 components / 32 systems, a debug build compiled 228 IR
-    /// instructions of this function per bundle type).
-    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Packed<B>) -> Result<Spawned, ContextFull> {
+    /// an iterator that does not tell its length, or any in a debug build),
+    /// each stored by `Bundle::store`: not through `store_fresh`, whose
+    /// second copy per call site (for `vec::IntoIter`, besides the caller's
+    /// iterator) was about 500 lines of IR for a path that iterators of
+    /// known length never take. Compiled for every bundle type given to
+    /// `spawn_batch`, whatever its iterator (the path is chosen at run
+    /// time), so the loop is [`store_collected`](Self::store_collected),
+    /// compiled once per context; this shell and `store_at` are all that is
+    /// per bundle type (at 64 components / 32 systems, a debug build
+    /// compiled 228 IR instructions of this function per bundle type).
+    ///
+    /// `ids`: the ids `batch_ids` gave for the length the iterator told
+    /// (at least `bundles.len()` of them), or `None` to ask for them here.
+    fn spawn_collected<B: Bundle<Cx>>(
+        &mut self,
+        mut bundles: Packed<B>,
+        ids: Option<Range<usize>>,
+    ) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
-        let ids = self.batch_ids(bundles.len())?;
-        // `batch_ids` checked the room for every bundle: `ids` is as long
-        // as `bundles`.
-        let n = ids.len();
-        debug_assert_eq!(n, bundles.len());
+        let n = bundles.len();
+        let ids = if let Some(ids) = ids { ids } else { self.batch_ids(n)? };
+        // `batch_ids` checked the room for every bundle (the caller's, for
+        // at least `n`: no more were asked for): the first `n` ids of `ids`
+        // are the bundles'.
+        debug_assert!(n <= ids.len());
+        let ids = ids.start..ids.start + n;
         let first = bundles.base().as_ptr().cast::<u8>();
         // The `n` values stay where they are, given up to `store_collected`
         // (moved out one by one, or dropped by its guard). The array keeps
@@ -830,8 +862,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         bundles.forget_all();
         // SAFETY: `first` holds `n` initialised `B`s given up above, of
         // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a `B`,
-        // whose drop function is `Drops::<B>::RUN`; `ids` came from
-        // `batch_ids(n)`.
+        // whose drop function is `Drops::<B>::RUN`; `ids`, `n` long, are
+        // the first of a run `batch_ids` gave.
         unsafe {
             self.store_collected(
                 first,
