@@ -805,14 +805,8 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         // too, and Miri runs the path above.)
         #[cfg(all(debug_assertions, not(miri)))]
         {
-            let (low, high) = bundles.size_hint();
-            let ids = if high == Some(low) {
-                Some(self.batch_ids(low)?)
-            } else {
-                None
-            };
-            let bound = if let Some(ids) = &ids { ids.len() } else { usize::MAX };
-            let mut collected = Packed::with_capacity(if bound < low { bound } else { low });
+            let (ids, bound, capacity) = self.collect_plan(bundles.size_hint())?;
+            let mut collected = Packed::with_capacity(capacity);
             // The bound first, as `store_fresh`'s `zip` does: no bundle is
             // asked for past `bound`. A panic of the iterator drops the
             // array and the bundles in it; the iterator itself is dropped
@@ -825,6 +819,26 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 }
             }
             self.spawn_collected(collected, ids)
+        }
+    }
+
+    /// How a debug build's [`spawn_batch`](Self::spawn_batch) collects an
+    /// iterator of size hint `hint`: the ids of a known length (room
+    /// checked; `None` for an unknown one), how many bundles to read at
+    /// most, and the array's first capacity. Not generic: the same code in
+    /// each call site's `spawn_batch` was more IR per call site.
+    #[cfg(all(debug_assertions, not(miri)))]
+    fn collect_plan(
+        &mut self,
+        hint: (usize, Option<usize>),
+    ) -> Result<(Option<Range<usize>>, usize, usize), ContextFull> {
+        let (low, high) = hint;
+        if high == Some(low) {
+            let ids = self.batch_ids(low)?;
+            let n = ids.len();
+            Ok((Some(ids), n, n))
+        } else {
+            Ok((None, usize::MAX, low))
         }
     }
 
@@ -849,12 +863,6 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     ) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let n = bundles.len();
-        let ids = if let Some(ids) = ids { ids } else { self.batch_ids(n)? };
-        // `batch_ids` checked the room for every bundle (the caller's, for
-        // at least `n`: no more were asked for): the first `n` ids of `ids`
-        // are the bundles'.
-        debug_assert!(n <= ids.len());
-        let ids = ids.start..ids.start + n;
         let first = bundles.base().as_ptr().cast::<u8>();
         // The `n` values stay where they are, given up to `store_collected`
         // (moved out one by one, or dropped by its guard). The array keeps
@@ -862,46 +870,56 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         bundles.forget_all();
         // SAFETY: `first` holds `n` initialised `B`s given up above, of
         // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a `B`,
-        // whose drop function is `Drops::<B>::RUN`; `ids`, `n` long, are
-        // the first of a run `batch_ids` gave.
+        // whose drop function is `Drops::<B>::RUN`, with the components of
+        // `B::bits()`; `ids`, if given, came from `batch_ids` (in
+        // `spawn_batch`).
         unsafe {
             self.store_collected(
                 first,
+                n,
                 const { size_of::<B>() },
                 Drops::<B>::RUN,
                 store_at::<Cx, B>,
                 ids,
                 &B::bits(),
             )
-        };
-        Ok(self.record_batch(n, &B::bits()))
+        }
     }
 
-    /// Stores the `ids.len()` bundles of `size` bytes from `first`, in
-    /// order, one per id, through `store` (moving each out): the loop of
-    /// [`spawn_collected`](Self::spawn_collected), not generic over the
-    /// bundle. A panic (of a storage: built-in ones only fail to allocate,
-    /// which aborts) leaves no value behind: `unstore` removes those of the
-    /// ids stored so far, the one being stored included, and `rest` drops
-    /// the bundles not stored yet.
+    /// Creates an entity for each of the `n` bundles of `size` bytes from
+    /// `first`, in order, stored through `store` (moving each out), with
+    /// the ids `ids` (or, `None`, those `batch_ids` gives for `n`): the body
+    /// of [`spawn_collected`](Self::spawn_collected), not generic over the
+    /// bundle, so that a debug build compiles it once per context (the
+    /// room's check, the recording and their `Result`s were 40 lines of IR
+    /// in each bundle type's `spawn_collected`). No room: the bundles are
+    /// dropped. A panic (of a storage: built-in ones only fail to
+    /// allocate, which aborts) leaves no value behind: `unstore` removes
+    /// those of the ids stored so far, the one being stored included, and
+    /// `rest` drops the bundles not stored yet.
     ///
     /// # Safety
-    /// `first` holds `ids.len()` initialised bundles of `size` bytes each,
-    /// which the caller gives up; `store` moves a bundle of that type out
-    /// and stores a value of each component of `bits` (and no other) for
-    /// the id it is given; `drop` is that type's `DropRun` (`None` when it
-    /// needs none); `ids` are fresh (from `batch_ids`).
+    /// `first` holds `n` initialised bundles of `size` bytes each, which
+    /// the caller gives up; `store` moves a bundle of that type out and
+    /// stores a value of each component of `bits` (and no other) for the
+    /// id it is given; `drop` is that type's `DropRun` (`None` when it
+    /// needs none); `ids`, if given, came from `batch_ids` (that they are
+    /// at least `n` is checked here).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the untyped parts of a bundle type, each a plain value"
+    )]
     unsafe fn store_collected(
         &mut self,
         first: *mut u8,
+        n: usize,
         size: usize,
         drop: Option<DropRun>,
         store: unsafe fn(*mut u8, &mut Cx::Storages, EntityId),
-        ids: Range<usize>,
+        ids: Option<Range<usize>>,
         bits: &Cx::Bits,
-    ) {
-        let n = ids.len();
-        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, *bits, ids.start..ids.start);
+    ) -> Result<Spawned, ContextFull> {
+        // Armed before the room is checked: without room, it drops them all.
         let mut rest = Unread {
             first,
             size,
@@ -909,16 +927,25 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
             len: n,
             drop,
         };
+        let ids = if let Some(ids) = ids { ids } else { self.batch_ids(n)? };
+        // `batch_ids` checked the room for every bundle (the caller's, for
+        // at least `n`: no more were read): the first `n` ids of `ids` are
+        // the bundles'. Checked, not only in debug builds: one panic path
+        // per context, and the loop below stores for these ids.
+        assert!(n <= ids.len(), "more bundles than ids");
+        let start = ids.start;
+        let mut unstore = Unstore::<Cx>::new(&mut self.cx.storages, *bits, start..start);
         for k in 0..n {
-            unstore.ids.end = ids.start + k + 1;
+            unstore.ids.end = start + k + 1;
             rest.next = k + 1;
             // SAFETY: `k < len` and `next` was `k`: the bundle is initialised
             // and not moved out yet (the caller's contract); `next` moved
             // past it first, so it is moved out once, here, even if `store`
-            // panics.
-            unsafe { store(first.add(k * size), unstore.storages, EntityId((ids.start + k) as u32)) };
+            // panics. `start + k` is an id of `ids` (`k < n <= ids.len()`).
+            unsafe { store(first.add(k * size), unstore.storages, EntityId((start + k) as u32)) };
         }
         unstore.disarm();
+        Ok(self.record_batch(n, bits))
     }
 
     /// Creates `n` entities, each holding a copy of `bundle` (clones of it,
