@@ -186,6 +186,17 @@ macro_rules! miri_context {
                 assert!(r.is_err());
                 assert_eq!(ctx.len(), 6 - 2 + 4, "no entity of the failed batch");
                 let last: Vec<_> = ctx.step(|p| p.spawn_batch((30..32).map(|i| (P(i), S(format!("{i}"))))).unwrap().collect());
+                // Of unknown length: collected, then stored a bundle at a
+                // time (`spawn_collected`); then one whose iterator panics
+                // after two bundles.
+                let odd: Vec<_> = ctx.step(|p| p.spawn_batch((40..46).filter(|i| i % 2 == 1).map(bundle)).unwrap().collect());
+                let failing = (50..54).filter(|_| true).map(|i| if i == 52 { panic!("bundle {i}") } else { bundle(i) });
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    ctx.step(|p| p.spawn_batch(failing).map(|s| s.count()))
+                }));
+                assert!(r.is_err());
+                assert_eq!(ctx.len(), 6 - 2 + 4 + 2 + 3, "no entity of the failed batch");
+                ctx.step(|p| assert_eq!(p.get::<H>(odd[2]).map(|h| h.0.clone()), Some(vec![45])));
                 ctx.step(|p| p.run_all(&()));
                 ctx.step(|p| {
                     for (k, &e) in again.iter().enumerate() {

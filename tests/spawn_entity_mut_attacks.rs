@@ -787,11 +787,15 @@ macro_rules! fragile_case {
                 assert_eq!(dropped(&ledger), all);
             }
 
-            // A batch cut short inside a bundle: the values that bundle
-            // wrote into `contiguous` slots before the refusal are leaked
-            // (`Written` counts whole bundles; see its comment), never
-            // dropped twice, and every other value is dropped once. Not in
-            // the Miri lane: the leak is by design.
+            // A batch cut short inside a bundle: in an optimised build, the
+            // values that bundle wrote into `contiguous` slots before the
+            // refusal are leaked (`Written` counts whole bundles; see its
+            // comment), never dropped twice, and every other value is
+            // dropped once. A debug build stores a batch a bundle at a time
+            // (`spawn_batch` through `spawn_collected`): every value is
+            // dropped once, the bundles not stored yet too. `.ci/run` runs
+            // this file in release as well. Not in the Miri lane: the leak
+            // is by design.
             #[test]
             fn native_a_batch_a_storage_cuts_short_drops_no_value_twice() {
                 let ledger = Ledger::default();
@@ -805,9 +809,15 @@ macro_rules! fragile_case {
                 let mut once = got.clone();
                 once.dedup();
                 assert_eq!(once, got, "no value dropped twice");
-                // Bundle 0 whole; bundle 1's values stored one by one, and
-                // the refused one; its slot values (10, 12) leaked.
-                assert_eq!(got, [0, 1, 2, 3, 11, 13]);
+                if cfg!(debug_assertions) {
+                    // Bundles 0 and 1 removed, the refused value and the one
+                    // not stored yet dropped, bundle 2 dropped unread.
+                    assert_eq!(got, [0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23]);
+                } else {
+                    // Bundle 0 whole; bundle 1's values stored one by one,
+                    // and the refused one; its slot values (10, 12) leaked.
+                    assert_eq!(got, [0, 1, 2, 3, 11, 13]);
+                }
                 let es: Vec<Entity> = cx.step(|p| {
                     p.spawn_batch((4..6).map(|i| bundle(i, false, &ledger)))
                         .unwrap()

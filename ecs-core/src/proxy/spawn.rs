@@ -588,36 +588,20 @@ macro_rules! bundle {
                 // bundles stored whole.
                 let mut written = Written { slots, stored: 0 };
                 let mut unstore = Unstore::<Cx>::new(&mut *storages, Self::bits(), ids.start..ids.start);
-                // One counter bounds the loop: in an optimised build, `zip`
-                // with the range of offsets stops at `ids.len()`, and, for
-                // iterators that give their items by index (`map` over a
-                // range, slices), checks one bound per bundle instead of
-                // two. A debug build counts by hand instead: `zip`'s
-                // `Iterator::zip`, `ZipImpl::new` and `ZipImpl::next` were
-                // three functions per call site of `spawn_batch` (1 400
-                // instructions of a debug build's IR at 64 components / 32
-                // systems), for a bound check that costs nothing there.
+                // One counter bounds the loop: `zip` with the range of
+                // offsets stops at `ids.len()`, and, for iterators that give
+                // their items by index (`map` over a range, slices), checks
+                // one bound per bundle instead of two. (Compiled in an
+                // optimised build and under Miri only: a debug build stores
+                // a batch through `spawn_collected`, see `spawn_batch`.)
                 // In a block: the iterator is dropped at its end, while the
                 // guards are still armed (a panicking `drop` of the bundles
                 // a lying iterator kept leaves nothing behind, as any panic
                 // of the iterator), as the `for` loop over `zip` dropped it.
                 {
-                    #[cfg(not(debug_assertions))]
                     let mut pairs = (0..ids.len()).zip(bundles);
-                    #[cfg(debug_assertions)]
-                    let mut bundles = bundles;
                     loop {
-                        #[cfg(not(debug_assertions))]
                         let Some((k, bundle)) = pairs.next() else { break };
-                        // The count of bundles stored is the offset of the
-                        // next; the bound first, as `zip` does: no bundle is
-                        // asked for past `ids.len()`.
-                        #[cfg(debug_assertions)]
-                        let k = written.stored;
-                        #[cfg(debug_assertions)]
-                        let Some(bundle) = (if k < ids.len() { bundles.next() } else { None }) else {
-                            break;
-                        };
                         let id = ids.start + k;
                         unstore.ids.end = id + 1;
                         $(
@@ -730,7 +714,9 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     /// `map` over them, slices, `Vec`s, arrays, `zip`s of those), is
     /// written straight into the columns; one that does not (`filter`,
     /// `chain` of unbounded iterators, ...) is first collected into a `Vec`,
-    /// since room for all of them must be known before any is created.
+    /// since room for all of them must be known before any is created. (A
+    /// debug build collects every batch first, which compiles less; the
+    /// entities made are the same.)
     ///
     /// ```
     /// # #[derive(Debug, PartialEq, Clone, Copy)] pub struct Position(pub f32);
@@ -773,6 +759,7 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
     {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
         let bundles = bundles.into_iter();
+        #[cfg(any(not(debug_assertions), miri))]
         match bundles.size_hint() {
             (low, Some(high)) if low == high => {
                 // `low` bundles, so the iterator says (a safe promise, which
@@ -800,49 +787,201 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
                 for bundle in bundles {
                     collected.push(bundle);
                 }
-                self.spawn_collected(collected)
+                self.spawn_collected(collected, None)
             }
+        }
+        // A debug build (Miri aside, which checks the path above) collects
+        // every batch, of known length or not, and stores it through
+        // `spawn_collected`, a bundle at a time by `Bundle::store`: the
+        // bulk path above (`store_fresh` per call site, with its slots'
+        // guard and drops per bundle type, `prepare_fill`, `fill` and the
+        // check `stores_all` per component type) is what an optimised
+        // build runs, but a debug build compiled it besides the collecting
+        // path, which every bundle type given to `spawn_batch` has anyway
+        // (the path is chosen at run time). At 64 components / 32 systems
+        // that was about 5 500 of the 70 200 lines of IR of a debug build
+        // (`cargo llvm-lines`). What the caller sees is the same: room is
+        // checked before any bundle is asked for when the length is known,
+        // no more bundles than it are asked for, and a panic leaves
+        // nothing behind. (`.ci/run` runs the bulk spawns' tests in release
+        // too, and Miri runs the path above.)
+        #[cfg(all(debug_assertions, not(miri)))]
+        {
+            let (ids, bound, capacity) = self.collect_plan(bundles.size_hint())?;
+            let mut collected = Packed::with_capacity(capacity);
+            // The bound first, as `store_fresh`'s `zip` does: no bundle is
+            // asked for past `bound`. A panic of the iterator drops the
+            // array and the bundles in it; the iterator itself is dropped
+            // at the block's end, before any is stored.
+            {
+                let mut bundles = bundles;
+                while collected.len() < bound {
+                    let Some(bundle) = bundles.next() else { break };
+                    collected.push(bundle);
+                }
+            }
+            self.spawn_collected(collected, ids)
+        }
+    }
+
+    /// How a debug build's [`spawn_batch`](Self::spawn_batch) collects an
+    /// iterator of size hint `hint`: the ids of a known length (room
+    /// checked; `None` for an unknown one), how many bundles to read at
+    /// most, and the array's first capacity. Not generic: the same code in
+    /// each call site's `spawn_batch` was more IR per call site.
+    #[cfg(all(debug_assertions, not(miri)))]
+    fn collect_plan(
+        &mut self,
+        hint: (usize, Option<usize>),
+    ) -> Result<(Option<Range<usize>>, usize, usize), ContextFull> {
+        let (low, high) = hint;
+        if high == Some(low) {
+            let ids = self.batch_ids(low)?;
+            let n = ids.len();
+            Ok((Some(ids), n, n))
+        } else {
+            Ok((None, usize::MAX, low))
         }
     }
 
     /// [`spawn_batch`](Self::spawn_batch) of bundles collected first (from
-    /// an iterator that does not tell its length), each stored by
-    /// `Bundle::store`: not through `store_fresh`, whose second copy per
-    /// call site (for `vec::IntoIter`, besides the caller's iterator) was
-    /// about 500 lines of IR for a path that iterators of known length never
-    /// take. Compiled for every bundle type given to `spawn_batch`, whatever
-    /// its iterator (the path is chosen at run time), so the loop is
-    /// [`store_collected`](Self::store_collected), compiled once per
-    /// context; this shell and `store_at` are all that is per bundle type
-    /// (at 64 components / 32 systems, a debug build compiled 228 IR
-    /// instructions of this function per bundle type).
-    fn spawn_collected<B: Bundle<Cx>>(&mut self, mut bundles: Packed<B>) -> Result<Spawned, ContextFull> {
+    /// an iterator that does not tell its length, or any in a debug build),
+    /// each stored by `Bundle::store`: not through `store_fresh`, whose
+    /// second copy per call site (for `vec::IntoIter`, besides the caller's
+    /// iterator) was about 500 lines of IR for a path that iterators of
+    /// known length never take. Compiled for every bundle type given to
+    /// `spawn_batch`, whatever its iterator (the path is chosen at run
+    /// time), so the loop is [`store_collected`](Self::store_collected),
+    /// compiled once per context; this shell and `store_at` are all that is
+    /// per bundle type (at 64 components / 32 systems, a debug build
+    /// compiled 228 IR instructions of this function per bundle type).
+    ///
+    /// `ids`: the ids `batch_ids` gave for the length the iterator told
+    /// (at least `bundles.len()` of them), or `None` to ask for them here.
+    fn spawn_collected<B: Bundle<Cx>>(
+        &mut self,
+        mut bundles: Packed<B>,
+        ids: Option<Range<usize>>,
+    ) -> Result<Spawned, ContextFull> {
         const { assert!(B::DISTINCT, "{}", DUPLICATE) };
-        let ids = self.batch_ids(bundles.len())?;
-        // `batch_ids` checked the room for every bundle: `ids` is as long
-        // as `bundles`.
-        let n = ids.len();
-        debug_assert_eq!(n, bundles.len());
-        let first = bundles.base().as_ptr().cast::<u8>();
-        // The `n` values stay where they are, given up to `store_collected`
-        // (moved out one by one, or dropped by its guard). The array keeps
-        // its buffer, freed when it drops, after the call.
-        bundles.forget_all();
-        // SAFETY: `first` holds `n` initialised `B`s given up above, of
-        // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a `B`,
-        // whose drop function is `Drops::<B>::RUN`; `ids` came from
-        // `batch_ids(n)`.
-        unsafe {
-            self.store_collected(
-                first,
-                const { size_of::<B>() },
-                Drops::<B>::RUN,
-                store_at::<Cx, B>,
-                ids,
-                &B::bits(),
-            )
+        // An optimised build checks the room and records the entities
+        // here, as before the debug build's `spawn_stored`: through it, the
+        // loop of an unknown-length batch got one instruction more per
+        // bundle (a register move; +0.75% for 10 000 bundles, callgrind).
+        #[cfg(not(debug_assertions))]
+        {
+            // `ids` is `None`: only a debug build's `spawn_batch` checks
+            // the room before collecting (its code and this are compiled
+            // under opposite `cfg`s). Main's code otherwise: with `ids`
+            // used and the check below an `assert!`, rustc's instructions
+            // for the 64/32 crate's release build were 6.6 M (0.07%) more.
+            let _ = ids;
+            let ids = self.batch_ids(bundles.len())?;
+            // `batch_ids` checked the room for every bundle: `ids` is as
+            // long as `bundles`.
+            let n = ids.len();
+            debug_assert_eq!(n, bundles.len());
+            let first = bundles.base().as_ptr().cast::<u8>();
+            // The `n` values stay where they are, given up to
+            // `store_collected` (moved out one by one, or dropped by its
+            // guard). The array keeps its buffer, freed when it drops,
+            // after the call.
+            bundles.forget_all();
+            // SAFETY: `first` holds `n` initialised `B`s given up above, of
+            // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a
+            // `B`, whose drop function is `Drops::<B>::RUN`, with the
+            // components of `B::bits()`; the `n` ids came from `batch_ids`.
+            unsafe {
+                self.store_collected(
+                    first,
+                    const { size_of::<B>() },
+                    Drops::<B>::RUN,
+                    store_at::<Cx, B>,
+                    ids,
+                    &B::bits(),
+                )
+            };
+            Ok(self.record_batch(n, &B::bits()))
+        }
+        #[cfg(debug_assertions)]
+        {
+            let n = bundles.len();
+            let first = bundles.base().as_ptr().cast::<u8>();
+            // As above: the values are given up to `spawn_stored`, which
+            // drops them if there is no room.
+            bundles.forget_all();
+            // SAFETY: as above; `ids`, if given, came from `batch_ids` (in
+            // `spawn_batch`).
+            unsafe {
+                self.spawn_stored(
+                    first,
+                    n,
+                    const { size_of::<B>() },
+                    Drops::<B>::RUN,
+                    store_at::<Cx, B>,
+                    ids,
+                    &B::bits(),
+                )
+            }
+        }
+    }
+
+    /// Creates an entity for each of the `n` bundles of `size` bytes from
+    /// `first`, in order, stored through `store` (moving each out), with
+    /// the ids `ids` (or, `None`, those `batch_ids` gives for `n`): the body
+    /// of [`spawn_collected`](Self::spawn_collected), not generic over the
+    /// bundle, so that a debug build compiles it once per context (the
+    /// room's check, the recording and their `Result`s were 40 lines of IR
+    /// in each bundle type's `spawn_collected`). No room: the bundles are
+    /// dropped.
+    ///
+    /// # Safety
+    /// As for [`store_collected`](Self::store_collected), with `n` bundles;
+    /// `ids`, if given, came from `batch_ids` (that they are at least `n`
+    /// is checked here).
+    #[cfg(debug_assertions)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the untyped parts of a bundle type, each a plain value"
+    )]
+    unsafe fn spawn_stored(
+        &mut self,
+        first: *mut u8,
+        n: usize,
+        size: usize,
+        drop: Option<DropRun>,
+        store: unsafe fn(*mut u8, &mut Cx::Storages, EntityId),
+        ids: Option<Range<usize>>,
+        bits: &Cx::Bits,
+    ) -> Result<Spawned, ContextFull> {
+        let ids = if let Some(ids) = ids {
+            ids
+        } else {
+            match self.batch_ids(n) {
+                Ok(ids) => ids,
+                Err(full) => {
+                    // No room: the bundles, given up to this function, are
+                    // dropped (by the guard, on return).
+                    let _unread = Unread {
+                        first,
+                        size,
+                        next: 0,
+                        len: n,
+                        drop,
+                    };
+                    return Err(full);
+                }
+            }
         };
-        Ok(self.record_batch(n, &B::bits()))
+        // `batch_ids` checked the room for every bundle (the caller's, for
+        // at least `n`: no more were read): the first `n` ids of `ids` are
+        // the bundles'. Checked, not only in debug builds: one panic path
+        // per context, and the loop stores for these ids.
+        assert!(n <= ids.len(), "more bundles than ids");
+        // SAFETY: the caller's contract, for `n` bundles and `n` of the ids
+        // `batch_ids` gave.
+        unsafe { self.store_collected(first, size, drop, store, ids.start..ids.start + n, bits) };
+        Ok(self.record_batch(n, bits))
     }
 
     /// Stores the `ids.len()` bundles of `size` bytes from `first`, in
