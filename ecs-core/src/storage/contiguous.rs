@@ -369,9 +369,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         self.cells.relocate(from.index(), to.index(), const { size_of::<T>() });
     }
 
-    // Always inlined, as `fetch_state` and `base`: one-call shells, each a
-    // function per component type in a debug build otherwise.
-    #[inline(always)]
+    #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.cells.present.get(id.index())
     }
@@ -404,7 +402,7 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
 
     type Fetch = NonNull<T>;
 
-    #[inline(always)]
+    #[inline]
     fn fetch_state(&self) -> NonNull<T> {
         self.base()
     }
@@ -501,7 +499,7 @@ impl<T> Contiguous<T> {
     /// slots have `T`'s layout). A raw pointer to the allocation, not
     /// derived from a borrow of the column: writing through it under
     /// `&self` is allowed.
-    #[inline(always)]
+    #[inline]
     fn base(&self) -> NonNull<T> {
         // SAFETY: the same non-null pointer, as `T` (sized): what
         // `NonNull::cast` does, which a debug build compiled as one more

@@ -558,7 +558,7 @@ where
         unsafe { move_member(pf.cast(), pt.cast(), size, &mut g.masks, 1 << I, f, t) };
     }
 
-    #[inline(always)]
+    #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.0.has(id, I)
     }
@@ -590,7 +590,7 @@ where
     /// The buffer's first slot.
     type Fetch = NonNull<G::Slots>;
 
-    #[inline(always)]
+    #[inline]
     fn fetch_state(&self) -> Self::Fetch {
         // SAFETY: the same non-null pointer, as `G::Slots` (the slots'
         // layout): what `NonNull::cast` does, without its function per group

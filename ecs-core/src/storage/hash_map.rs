@@ -281,7 +281,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         self.ids.relocate(from, to);
     }
 
-    #[inline(always)]
+    #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.ids.slot(id).is_some()
     }
@@ -310,7 +310,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     /// The storage itself: a lookup per entity.
     type Fetch = NonNull<Self>;
 
-    #[inline(always)]
+    #[inline]
     fn fetch_state(&self) -> NonNull<Self> {
         NonNull::from(self)
     }

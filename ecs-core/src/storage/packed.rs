@@ -189,7 +189,7 @@ impl<T> Packed<T> {
     }
 
     /// How many values the array holds.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.raw.len
     }

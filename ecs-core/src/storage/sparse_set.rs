@@ -311,7 +311,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     /// The packed values and the id-to-index map.
     type Fetch = (NonNull<T>, NonNull<u32>);
 
-    #[inline(always)]
+    #[inline]
     fn fetch_state(&self) -> Self::Fetch {
         // The map is only read through its pointer.
         (self.values.base(), NonNull::from(self.index.as_slice()).cast::<u32>())

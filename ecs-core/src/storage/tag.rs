@@ -159,7 +159,7 @@ unsafe impl<T: ComponentBounds> Column for Tag<T> {
         move_bit(&mut self.present, from.index(), to.index());
     }
 
-    #[inline(always)]
+    #[inline]
     fn contains(&self, id: EntityId) -> bool {
         self.present.get(id.index())
     }
