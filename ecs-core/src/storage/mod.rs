@@ -33,7 +33,7 @@ mod slots;
 mod sparse_set;
 mod tag;
 
-pub use contiguous::Contiguous;
+pub use contiguous::{discard_contiguous, relocate_contiguous, Contiguous};
 pub use grouped::{Group, GroupColumn, Grouped, Member};
 pub use hash_map::HashMapStorage;
 pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};

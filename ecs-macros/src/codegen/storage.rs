@@ -163,30 +163,93 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     quote!(#storages { #(#singles)* #(#groups)* })
 }
 
-/// One match arm per component: `i => ::ecs::__private::<helper>::<Cx, type of
-/// component i>(<args>),` (the storages' type-erased per-component calls).
-fn component_arms(model: &Model, names: &Names, helper: &str, args: TokenStream) -> Vec<TokenStream> {
+/// The match arms of a dispatch by component index: one arm for every
+/// `contiguous` component together, `i | j | .. =>` the untyped `shared`
+/// function (`::ecs::__private::discard_contiguous` or
+/// `relocate_contiguous`) on the column at the byte offset of field `i` of
+/// the storages struct, then one arm per other component, `i =>
+/// ::ecs::__private::<helper>::<Cx, type of component i>(<args>),`.
+///
+/// Why the shared arm: each component's own arm was three always-inlined
+/// generic calls (`helper`, `column_mut` and the column's method), which a
+/// debug build compiled per component type for these dispatches alone.
+fn component_arms(
+    model: &Model,
+    names: &Names,
+    helper: &str,
+    args: TokenStream,
+    shared: &str,
+    shared_args: TokenStream,
+) -> Vec<TokenStream> {
     let context = &names.context;
+    let storages = &names.storages;
     let helper = format_ident!("{}", helper);
-    model
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, comp)| {
-            let ty = super::many::component_type(comp);
-            quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
-        })
-        .collect()
+    let shared = format_ident!("{}", shared);
+    let contiguous: Vec<usize> = ungrouped(model)
+        .filter(|&c| matches!(model.components[c].storage, Storage::Contiguous))
+        .collect();
+    let mut arms = Vec::new();
+    if !contiguous.is_empty() {
+        // The offset of each contiguous component's field, by component
+        // index (0 for the others, which never read it).
+        let offsets = (0..model.components.len()).map(|c| {
+            if contiguous.contains(&c) {
+                let f = field(model, c);
+                quote!(::core::mem::offset_of!(#storages, #f))
+            } else {
+                quote!(0)
+            }
+        });
+        let n = model.components.len();
+        arms.push(quote! {
+            #(#contiguous)|* => {
+                const OFFSETS: [usize; #n] = [#(#offsets),*];
+                // SAFETY: `index` is a contiguous component's (this arm's
+                // patterns), whose field of the storages struct, at byte
+                // `OFFSETS[index]`, is a `Contiguous` column; the pointer
+                // comes from `&mut` storages, borrowed for the call.
+                unsafe { ::ecs::__private::#shared(storages as *mut #storages as *mut u8, OFFSETS[index], #shared_args) }
+            }
+        });
+    }
+    arms.extend(
+        model
+            .components
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !contiguous.contains(i))
+            .map(|(i, comp)| {
+                let ty = super::many::component_type(comp);
+                quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
+            }),
+    );
+    arms
 }
 
-/// One arm per component: `i => Column::remove(column of component i, id)`.
+/// The arms of `remove_component`: `Column::discard` of component `index`'s
+/// column (see `component_arms`).
 pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(model, names, "remove_value", quote!(storages, id))
+    component_arms(
+        model,
+        names,
+        "remove_value",
+        quote!(storages, id),
+        "discard_contiguous",
+        quote!(id),
+    )
 }
 
-/// One arm per component: `i => Column::relocate(column of component i, from, to)`.
+/// The arms of `relocate_component`: `Column::relocate` of component
+/// `index`'s column (see `component_arms`).
 pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(model, names, "relocate_value", quote!(storages, from, to))
+    component_arms(
+        model,
+        names,
+        "relocate_value",
+        quote!(storages, from, to),
+        "relocate_contiguous",
+        quote!(from, to),
+    )
 }
 
 /// One arm per component: `i => Column::swap(column of component i, a, b)`;
@@ -196,7 +259,16 @@ pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     if !model.settings.archetypes {
         return Vec::new();
     }
-    component_arms(model, names, "swap_value", quote!(storages, a, b))
+    // A contiguous column's `swap` is its `relocate` (onto an id holding a
+    // value, the two values are exchanged in place).
+    component_arms(
+        model,
+        names,
+        "swap_value",
+        quote!(storages, a, b),
+        "relocate_contiguous",
+        quote!(a, b),
+    )
 }
 
 /// `tokens` with every span set to `span`, so that an error about them
