@@ -303,8 +303,33 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<Stress, C0>(storages, id),
-            1usize => ::ecs::__private::remove_value::<Stress, C1>(storages, id),
+            0usize | 1usize | 10usize | 11usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    ::core::mem::offset_of!(__StressStorages, c0),
+                    ::core::mem::offset_of!(__StressStorages, c1),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c10),
+                    ::core::mem::offset_of!(__StressStorages, c11),
+                    0,
+                    0,
+                    0,
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             2usize => ::ecs::__private::remove_value::<Stress, C2>(storages, id),
             3usize => ::ecs::__private::remove_value::<Stress, C3>(storages, id),
             4usize => ::ecs::__private::remove_value::<Stress, C4>(storages, id),
@@ -313,8 +338,6 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             7usize => ::ecs::__private::remove_value::<Stress, C7>(storages, id),
             8usize => ::ecs::__private::remove_value::<Stress, C8>(storages, id),
             9usize => ::ecs::__private::remove_value::<Stress, C9>(storages, id),
-            10usize => ::ecs::__private::remove_value::<Stress, C10>(storages, id),
-            11usize => ::ecs::__private::remove_value::<Stress, C11>(storages, id),
             12usize => ::ecs::__private::remove_value::<Stress, C12>(storages, id),
             13usize => ::ecs::__private::remove_value::<Stress, C13>(storages, id),
             14usize => ::ecs::__private::remove_value::<Stress, C14>(storages, id),
@@ -329,8 +352,34 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         to: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::relocate_value::<Stress, C0>(storages, from, to),
-            1usize => ::ecs::__private::relocate_value::<Stress, C1>(storages, from, to),
+            0usize | 1usize | 10usize | 11usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    ::core::mem::offset_of!(__StressStorages, c0),
+                    ::core::mem::offset_of!(__StressStorages, c1),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c10),
+                    ::core::mem::offset_of!(__StressStorages, c11),
+                    0,
+                    0,
+                    0,
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             2usize => ::ecs::__private::relocate_value::<Stress, C2>(storages, from, to),
             3usize => ::ecs::__private::relocate_value::<Stress, C3>(storages, from, to),
             4usize => ::ecs::__private::relocate_value::<Stress, C4>(storages, from, to),
@@ -339,12 +388,6 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
             7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
             8usize => ::ecs::__private::relocate_value::<Stress, C8>(storages, from, to),
             9usize => ::ecs::__private::relocate_value::<Stress, C9>(storages, from, to),
-            10usize => {
-                ::ecs::__private::relocate_value::<Stress, C10>(storages, from, to)
-            }
-            11usize => {
-                ::ecs::__private::relocate_value::<Stress, C11>(storages, from, to)
-            }
             12usize => {
                 ::ecs::__private::relocate_value::<Stress, C12>(storages, from, to)
             }

@@ -207,7 +207,18 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<Game, Position>(storages, id),
+            0usize => {
+                const OFFSETS: [usize; 1usize] = [
+                    ::core::mem::offset_of!(__GameStorages, c0),
+                ];
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __GameStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -219,7 +230,17 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
     ) {
         match index {
             0usize => {
-                ::ecs::__private::relocate_value::<Game, Position>(storages, from, to)
+                const OFFSETS: [usize; 1usize] = [
+                    ::core::mem::offset_of!(__GameStorages, c0),
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __GameStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
             }
             _ => {}
         }

@@ -197,8 +197,20 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<World, Position>(storages, id),
-            1usize => ::ecs::__private::remove_value::<World, Velocity>(storages, id),
+            0usize | 1usize => {
+                const OFFSETS: [usize; 3usize] = [
+                    ::core::mem::offset_of!(__WorldStorages, c0),
+                    ::core::mem::offset_of!(__WorldStorages, c1),
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __WorldStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             2usize => ::ecs::__private::remove_value::<World, Life>(storages, id),
             _ => {}
         }
@@ -210,11 +222,20 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         to: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => {
-                ::ecs::__private::relocate_value::<World, Position>(storages, from, to)
-            }
-            1usize => {
-                ::ecs::__private::relocate_value::<World, Velocity>(storages, from, to)
+            0usize | 1usize => {
+                const OFFSETS: [usize; 3usize] = [
+                    ::core::mem::offset_of!(__WorldStorages, c0),
+                    ::core::mem::offset_of!(__WorldStorages, c1),
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __WorldStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
             }
             2usize => ::ecs::__private::relocate_value::<World, Life>(storages, from, to),
             _ => {}
