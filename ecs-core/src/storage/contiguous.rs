@@ -411,11 +411,9 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         self.base()
     }
 
-    // Always inlined, in a debug build too (unlike the other columns'
-    // `fetch`, see `walk_run` in `proxy/data.rs`): one offset, whose
-    // callers are `Place::new` (itself a function per column type in a
-    // debug build) and the queries' lookups by id.
-    #[inline(always)]
+    // Always inlined in an optimised build only: see `walk_run` in `proxy/data.rs`.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch(base: NonNull<T>, id: EntityId) -> NonNull<T> {
         // SAFETY: the caller guarantees `base` is this buffer's, still live,
         // and that `id` has a value, so `id < slots.len()`.

@@ -315,10 +315,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         NonNull::from(self)
     }
 
-    // Always inlined in a debug build: one call of `get_ptr_unchecked`,
-    // which was one more function per component type.
-    #[cfg_attr(debug_assertions, inline(always))]
-    #[cfg_attr(not(debug_assertions), inline)]
+    #[inline]
     unsafe fn fetch(this: NonNull<Self>, id: EntityId) -> NonNull<T> {
         // SAFETY: the caller guarantees the storage is live and not mutably
         // borrowed, and that `id` has a value.
