@@ -163,52 +163,96 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     quote!(#storages { #(#singles)* #(#groups)* })
 }
 
-/// The match arms of a dispatch by component index: one arm for every
-/// `contiguous` component together, `i | j | .. =>` the untyped `shared`
-/// function (`::ecs::__private::discard_contiguous` or
-/// `relocate_contiguous`) on the column at the byte offset of field `i` of
-/// the storages struct, then one arm per other component, `i =>
-/// ::ecs::__private::<helper>::<Cx, type of component i>(<args>),`.
+/// The built-in storages whose columns a dispatch by component index
+/// reaches through one untyped function for all their components: the
+/// storage, and that function's name in `::ecs::__private` for
+/// `remove_component`, `relocate_component` and `swap_component` (`None`:
+/// each component keeps its own arm; a hash map's `swap` is `Column`'s
+/// default, not its `relocate`).
+type Shared = (fn(&Storage) -> bool, &'static str, &'static str, Option<&'static str>);
+const SHARED: [Shared; 3] = [
+    (
+        |s| matches!(s, Storage::Contiguous),
+        "discard_contiguous",
+        "relocate_contiguous",
+        Some("relocate_contiguous"),
+    ),
+    (
+        |s| matches!(s, Storage::SparseSet),
+        "discard_sparse_set",
+        "relocate_sparse_set",
+        Some("relocate_sparse_set"),
+    ),
+    (|s| matches!(s, Storage::HashMap), "discard_hash_map", "relocate_hash_map", None),
+];
+
+/// Which dispatch `component_arms` emits.
+#[derive(Clone, Copy)]
+enum Op {
+    Remove,
+    Relocate,
+    Swap,
+}
+
+/// The match arms of a dispatch by component index: for each built-in
+/// storage of `SHARED` that has a shared function for `op`, one arm for all
+/// its components together, `i | j | .. =>` that untyped function on the
+/// column at the byte offset of field `i` of the storages struct; then one
+/// arm per other component, `i => ::ecs::__private::<helper>::<Cx, type of
+/// component i>(<args>),`.
 ///
-/// Why the shared arm: each component's own arm was three always-inlined
+/// Why the shared arms: each component's own arm was three always-inlined
 /// generic calls (`helper`, `column_mut` and the column's method), which a
-/// debug build compiled per component type for these dispatches alone.
-fn component_arms(
-    model: &Model,
-    names: &Names,
-    helper: &str,
-    args: TokenStream,
-    shared: &str,
-    shared_args: TokenStream,
-) -> Vec<TokenStream> {
+/// debug build compiled per component type for these dispatches alone
+/// (rustc's instructions for the 64/32 debug build: COMPILE_COST.md,
+/// seventeenth round).
+fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
     let context = &names.context;
     let storages = &names.storages;
+    let (helper, args, shared_args) = match op {
+        Op::Remove => ("remove_value", quote!(storages, id), quote!(id)),
+        Op::Relocate => ("relocate_value", quote!(storages, from, to), quote!(from, to)),
+        Op::Swap => ("swap_value", quote!(storages, a, b), quote!(a, b)),
+    };
     let helper = format_ident!("{}", helper);
-    let shared = format_ident!("{}", shared);
-    let contiguous: Vec<usize> = ungrouped(model)
-        .filter(|&c| matches!(model.components[c].storage, Storage::Contiguous))
-        .collect();
+    let n = model.components.len();
+    let mut shared = vec![false; n];
     let mut arms = Vec::new();
-    if !contiguous.is_empty() {
-        // The offset of each contiguous component's field, by component
-        // index (0 for the others, which never read it).
-        let offsets = (0..model.components.len()).map(|c| {
-            if contiguous.contains(&c) {
+    for (is, remove, relocate, swap) in SHARED {
+        let Some(function) = (match op {
+            Op::Remove => Some(remove),
+            Op::Relocate => Some(relocate),
+            Op::Swap => swap,
+        }) else {
+            continue;
+        };
+        let members: Vec<usize> = (0..n).filter(|&c| is(&model.components[c].storage)).collect();
+        if members.is_empty() {
+            continue;
+        }
+        for &c in &members {
+            shared[c] = true;
+        }
+        // The offset of each member's field, by component index (0 for the
+        // other components, which this arm never reads).
+        let offsets = (0..n).map(|c| {
+            if members.contains(&c) {
                 let f = field(model, c);
                 quote!(::core::mem::offset_of!(#storages, #f))
             } else {
                 quote!(0)
             }
         });
-        let n = model.components.len();
+        let function = format_ident!("{}", function);
         arms.push(quote! {
-            #(#contiguous)|* => {
+            #(#members)|* => {
                 const OFFSETS: [usize; #n] = [#(#offsets),*];
-                // SAFETY: `index` is a contiguous component's (this arm's
-                // patterns), whose field of the storages struct, at byte
-                // `OFFSETS[index]`, is a `Contiguous` column; the pointer
-                // comes from `&mut` storages, borrowed for the call.
-                unsafe { ::ecs::__private::#shared(storages as *mut #storages as *mut u8, OFFSETS[index], #shared_args) }
+                // SAFETY: `index` is one of this arm's components, all
+                // declared with this storage, so the field of the storages
+                // struct at byte `OFFSETS[index]` is its column, of the type
+                // the function expects; the pointer comes from the `&mut`
+                // storages, borrowed for the call.
+                unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, OFFSETS[index], #shared_args) }
             }
         });
     }
@@ -217,7 +261,7 @@ fn component_arms(
             .components
             .iter()
             .enumerate()
-            .filter(|(i, _)| !contiguous.contains(i))
+            .filter(|&(i, _)| !shared[i])
             .map(|(i, comp)| {
                 let ty = super::many::component_type(comp);
                 quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
@@ -229,46 +273,23 @@ fn component_arms(
 /// The arms of `remove_component`: `Column::discard` of component `index`'s
 /// column (see `component_arms`).
 pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(
-        model,
-        names,
-        "remove_value",
-        quote!(storages, id),
-        "discard_contiguous",
-        quote!(id),
-    )
+    component_arms(model, names, Op::Remove)
 }
 
 /// The arms of `relocate_component`: `Column::relocate` of component
 /// `index`'s column (see `component_arms`).
 pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(
-        model,
-        names,
-        "relocate_value",
-        quote!(storages, from, to),
-        "relocate_contiguous",
-        quote!(from, to),
-    )
+    component_arms(model, names, Op::Relocate)
 }
 
-/// One arm per component: `i => Column::swap(column of component i, a, b)`;
-/// none under `layout: ids`, where the runtime never exchanges entities
-/// (no code for it to compile).
+/// The arms of `swap_component`: `Column::swap` of component `index`'s
+/// column (see `component_arms`); none under `layout: ids`, where the
+/// runtime never exchanges entities (no code for it to compile).
 pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     if !model.settings.archetypes {
         return Vec::new();
     }
-    // A contiguous column's `swap` is its `relocate` (onto an id holding a
-    // value, the two values are exchanged in place).
-    component_arms(
-        model,
-        names,
-        "swap_value",
-        quote!(storages, a, b),
-        "relocate_contiguous",
-        quote!(a, b),
-    )
+    component_arms(model, names, Op::Swap)
 }
 
 /// `tokens` with every span set to `span`, so that an error about them

@@ -330,18 +330,64 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
                     )
                 }
             }
-            2usize => ::ecs::__private::remove_value::<Stress, C2>(storages, id),
-            3usize => ::ecs::__private::remove_value::<Stress, C3>(storages, id),
-            4usize => ::ecs::__private::remove_value::<Stress, C4>(storages, id),
-            5usize => ::ecs::__private::remove_value::<Stress, C5>(storages, id),
+            2usize | 3usize | 12usize | 13usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c2),
+                    ::core::mem::offset_of!(__StressStorages, c3),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c12),
+                    ::core::mem::offset_of!(__StressStorages, c13),
+                    0,
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::discard_sparse_set(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
+            4usize | 5usize | 14usize | 15usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c4),
+                    ::core::mem::offset_of!(__StressStorages, c5),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c14),
+                    ::core::mem::offset_of!(__StressStorages, c15),
+                ];
+                unsafe {
+                    ::ecs::__private::discard_hash_map(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             6usize => ::ecs::__private::remove_value::<Stress, C6>(storages, id),
             7usize => ::ecs::__private::remove_value::<Stress, C7>(storages, id),
             8usize => ::ecs::__private::remove_value::<Stress, C8>(storages, id),
             9usize => ::ecs::__private::remove_value::<Stress, C9>(storages, id),
-            12usize => ::ecs::__private::remove_value::<Stress, C12>(storages, id),
-            13usize => ::ecs::__private::remove_value::<Stress, C13>(storages, id),
-            14usize => ::ecs::__private::remove_value::<Stress, C14>(storages, id),
-            15usize => ::ecs::__private::remove_value::<Stress, C15>(storages, id),
             _ => {}
         }
     }
@@ -380,26 +426,66 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
                     )
                 }
             }
-            2usize => ::ecs::__private::relocate_value::<Stress, C2>(storages, from, to),
-            3usize => ::ecs::__private::relocate_value::<Stress, C3>(storages, from, to),
-            4usize => ::ecs::__private::relocate_value::<Stress, C4>(storages, from, to),
-            5usize => ::ecs::__private::relocate_value::<Stress, C5>(storages, from, to),
+            2usize | 3usize | 12usize | 13usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c2),
+                    ::core::mem::offset_of!(__StressStorages, c3),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c12),
+                    ::core::mem::offset_of!(__StressStorages, c13),
+                    0,
+                    0,
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_sparse_set(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
+            4usize | 5usize | 14usize | 15usize => {
+                const OFFSETS: [usize; 16usize] = [
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c4),
+                    ::core::mem::offset_of!(__StressStorages, c5),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__StressStorages, c14),
+                    ::core::mem::offset_of!(__StressStorages, c15),
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_hash_map(
+                        storages as *mut __StressStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             6usize => ::ecs::__private::relocate_value::<Stress, C6>(storages, from, to),
             7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
             8usize => ::ecs::__private::relocate_value::<Stress, C8>(storages, from, to),
             9usize => ::ecs::__private::relocate_value::<Stress, C9>(storages, from, to),
-            12usize => {
-                ::ecs::__private::relocate_value::<Stress, C12>(storages, from, to)
-            }
-            13usize => {
-                ::ecs::__private::relocate_value::<Stress, C13>(storages, from, to)
-            }
-            14usize => {
-                ::ecs::__private::relocate_value::<Stress, C14>(storages, from, to)
-            }
-            15usize => {
-                ::ecs::__private::relocate_value::<Stress, C15>(storages, from, to)
-            }
             _ => {}
         }
     }

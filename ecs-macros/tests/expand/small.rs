@@ -211,7 +211,20 @@ unsafe impl ::ecs::__private::ContextDecl for World {
                     )
                 }
             }
-            2usize => ::ecs::__private::remove_value::<World, Life>(storages, id),
+            2usize => {
+                const OFFSETS: [usize; 3usize] = [
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__WorldStorages, c2),
+                ];
+                unsafe {
+                    ::ecs::__private::discard_sparse_set(
+                        storages as *mut __WorldStorages as *mut u8,
+                        OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -237,7 +250,21 @@ unsafe impl ::ecs::__private::ContextDecl for World {
                     )
                 }
             }
-            2usize => ::ecs::__private::relocate_value::<World, Life>(storages, from, to),
+            2usize => {
+                const OFFSETS: [usize; 3usize] = [
+                    0,
+                    0,
+                    ::core::mem::offset_of!(__WorldStorages, c2),
+                ];
+                unsafe {
+                    ::ecs::__private::relocate_sparse_set(
+                        storages as *mut __WorldStorages as *mut u8,
+                        OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             _ => {}
         }
     }
