@@ -105,6 +105,14 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
     });
     let checks = model.components.iter().map(tag_check);
+    let n = model.components.len();
+    let offsets = (0..n).map(|c| match model.components[c].storage {
+        Storage::Grouped { .. } => quote!(0),
+        _ => {
+            let f = field(model, c);
+            quote!(::core::mem::offset_of!(#storages, #f))
+        }
+    });
     quote! {
         #(#checks)*
         #[doc(hidden)]
@@ -112,6 +120,14 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         #vis struct #storages {
             #(#single_fields)*
             #(#group_fields)*
+        }
+        impl #storages {
+            /// The byte offset of each component's field, by component
+            /// index (0 for a grouped one): where the dispatches by
+            /// component index find the columns they reach untyped (unread
+            /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+            #[allow(dead_code)]
+            const OFFSETS: [usize; #n] = [#(#offsets),*];
         }
         // SAFETY: each field not a group's is the `Column` of one of this
         // declaration's `Component` impls (its `column` accessor returns the
@@ -233,26 +249,15 @@ fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
         for &c in &members {
             shared[c] = true;
         }
-        // The offset of each member's field, by component index (0 for the
-        // other components, which this arm never reads).
-        let offsets = (0..n).map(|c| {
-            if members.contains(&c) {
-                let f = field(model, c);
-                quote!(::core::mem::offset_of!(#storages, #f))
-            } else {
-                quote!(0)
-            }
-        });
         let function = format_ident!("{}", function);
         arms.push(quote! {
             #(#members)|* => {
-                const OFFSETS: [usize; #n] = [#(#offsets),*];
                 // SAFETY: `index` is one of this arm's components, all
                 // declared with this storage, so the field of the storages
                 // struct at byte `OFFSETS[index]` is its column, of the type
                 // the function expects; the pointer comes from the `&mut`
                 // storages, borrowed for the call.
-                unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, OFFSETS[index], #shared_args) }
+                unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #shared_args) }
             }
         });
     }

@@ -304,82 +304,28 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
     ) {
         match index {
             0usize | 1usize | 10usize | 11usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    ::core::mem::offset_of!(__StressStorages, c0),
-                    ::core::mem::offset_of!(__StressStorages, c1),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c10),
-                    ::core::mem::offset_of!(__StressStorages, c11),
-                    0,
-                    0,
-                    0,
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::discard_contiguous(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         id,
                     )
                 }
             }
             2usize | 3usize | 12usize | 13usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c2),
-                    ::core::mem::offset_of!(__StressStorages, c3),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c12),
-                    ::core::mem::offset_of!(__StressStorages, c13),
-                    0,
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::discard_sparse_set(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         id,
                     )
                 }
             }
             4usize | 5usize | 14usize | 15usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c4),
-                    ::core::mem::offset_of!(__StressStorages, c5),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c14),
-                    ::core::mem::offset_of!(__StressStorages, c15),
-                ];
                 unsafe {
                     ::ecs::__private::discard_hash_map(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         id,
                     )
                 }
@@ -399,84 +345,30 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
     ) {
         match index {
             0usize | 1usize | 10usize | 11usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    ::core::mem::offset_of!(__StressStorages, c0),
-                    ::core::mem::offset_of!(__StressStorages, c1),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c10),
-                    ::core::mem::offset_of!(__StressStorages, c11),
-                    0,
-                    0,
-                    0,
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::relocate_contiguous(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         from,
                         to,
                     )
                 }
             }
             2usize | 3usize | 12usize | 13usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c2),
-                    ::core::mem::offset_of!(__StressStorages, c3),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c12),
-                    ::core::mem::offset_of!(__StressStorages, c13),
-                    0,
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::relocate_sparse_set(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         from,
                         to,
                     )
                 }
             }
             4usize | 5usize | 14usize | 15usize => {
-                const OFFSETS: [usize; 16usize] = [
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c4),
-                    ::core::mem::offset_of!(__StressStorages, c5),
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__StressStorages, c14),
-                    ::core::mem::offset_of!(__StressStorages, c15),
-                ];
                 unsafe {
                     ::ecs::__private::relocate_hash_map(
                         storages as *mut __StressStorages as *mut u8,
-                        OFFSETS[index],
+                        __StressStorages::OFFSETS[index],
                         from,
                         to,
                     )
@@ -540,6 +432,31 @@ pub struct __StressStorages {
     c14: ::ecs::__private::HashMapStorage<C14>,
     c15: ::ecs::__private::HashMapStorage<C15>,
     g0: ::ecs::__private::Grouped<(C6, C7)>,
+}
+impl __StressStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 16usize] = [
+        ::core::mem::offset_of!(__StressStorages, c0),
+        ::core::mem::offset_of!(__StressStorages, c1),
+        ::core::mem::offset_of!(__StressStorages, c2),
+        ::core::mem::offset_of!(__StressStorages, c3),
+        ::core::mem::offset_of!(__StressStorages, c4),
+        ::core::mem::offset_of!(__StressStorages, c5),
+        0,
+        0,
+        ::core::mem::offset_of!(__StressStorages, c8),
+        ::core::mem::offset_of!(__StressStorages, c9),
+        ::core::mem::offset_of!(__StressStorages, c10),
+        ::core::mem::offset_of!(__StressStorages, c11),
+        ::core::mem::offset_of!(__StressStorages, c12),
+        ::core::mem::offset_of!(__StressStorages, c13),
+        ::core::mem::offset_of!(__StressStorages, c14),
+        ::core::mem::offset_of!(__StressStorages, c15),
+    ];
 }
 unsafe impl ::core::marker::Send for __StressStorages {}
 unsafe impl ::core::marker::Sync for __StressStorages {}

@@ -208,13 +208,10 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
     ) {
         match index {
             0usize => {
-                const OFFSETS: [usize; 1usize] = [
-                    ::core::mem::offset_of!(__GameStorages, c0),
-                ];
                 unsafe {
                     ::ecs::__private::discard_contiguous(
                         storages as *mut __GameStorages as *mut u8,
-                        OFFSETS[index],
+                        __GameStorages::OFFSETS[index],
                         id,
                     )
                 }
@@ -230,13 +227,10 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
     ) {
         match index {
             0usize => {
-                const OFFSETS: [usize; 1usize] = [
-                    ::core::mem::offset_of!(__GameStorages, c0),
-                ];
                 unsafe {
                     ::ecs::__private::relocate_contiguous(
                         storages as *mut __GameStorages as *mut u8,
-                        OFFSETS[index],
+                        __GameStorages::OFFSETS[index],
                         from,
                         to,
                     )
@@ -274,6 +268,14 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
 #[allow(non_snake_case)]
 pub struct __GameStorages {
     c0: ::ecs::__private::Contiguous<Position>,
+}
+impl __GameStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 1usize] = [::core::mem::offset_of!(__GameStorages, c0)];
 }
 unsafe impl ::core::marker::Send for __GameStorages {}
 unsafe impl ::core::marker::Sync for __GameStorages {}

@@ -198,29 +198,19 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     ) {
         match index {
             0usize | 1usize => {
-                const OFFSETS: [usize; 3usize] = [
-                    ::core::mem::offset_of!(__WorldStorages, c0),
-                    ::core::mem::offset_of!(__WorldStorages, c1),
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::discard_contiguous(
                         storages as *mut __WorldStorages as *mut u8,
-                        OFFSETS[index],
+                        __WorldStorages::OFFSETS[index],
                         id,
                     )
                 }
             }
             2usize => {
-                const OFFSETS: [usize; 3usize] = [
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__WorldStorages, c2),
-                ];
                 unsafe {
                     ::ecs::__private::discard_sparse_set(
                         storages as *mut __WorldStorages as *mut u8,
-                        OFFSETS[index],
+                        __WorldStorages::OFFSETS[index],
                         id,
                     )
                 }
@@ -236,30 +226,20 @@ unsafe impl ::ecs::__private::ContextDecl for World {
     ) {
         match index {
             0usize | 1usize => {
-                const OFFSETS: [usize; 3usize] = [
-                    ::core::mem::offset_of!(__WorldStorages, c0),
-                    ::core::mem::offset_of!(__WorldStorages, c1),
-                    0,
-                ];
                 unsafe {
                     ::ecs::__private::relocate_contiguous(
                         storages as *mut __WorldStorages as *mut u8,
-                        OFFSETS[index],
+                        __WorldStorages::OFFSETS[index],
                         from,
                         to,
                     )
                 }
             }
             2usize => {
-                const OFFSETS: [usize; 3usize] = [
-                    0,
-                    0,
-                    ::core::mem::offset_of!(__WorldStorages, c2),
-                ];
                 unsafe {
                     ::ecs::__private::relocate_sparse_set(
                         storages as *mut __WorldStorages as *mut u8,
-                        OFFSETS[index],
+                        __WorldStorages::OFFSETS[index],
                         from,
                         to,
                     )
@@ -299,6 +279,18 @@ pub struct __WorldStorages {
     c0: ::ecs::__private::Contiguous<Position>,
     c1: ::ecs::__private::Contiguous<Velocity>,
     c2: ::ecs::__private::SparseSetStorage<Life>,
+}
+impl __WorldStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 3usize] = [
+        ::core::mem::offset_of!(__WorldStorages, c0),
+        ::core::mem::offset_of!(__WorldStorages, c1),
+        ::core::mem::offset_of!(__WorldStorages, c2),
+    ];
 }
 unsafe impl ::core::marker::Send for __WorldStorages {}
 unsafe impl ::core::marker::Sync for __WorldStorages {}
