@@ -125,7 +125,7 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             /// The byte offset of each component's field, by component
             /// index (0 for a grouped one): where the dispatches by
             /// component index find the columns they reach untyped (unread
-            /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+            /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
             #[allow(dead_code)]
             const OFFSETS: [usize; #n] = [#(#offsets),*];
         }
@@ -183,23 +183,25 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
 /// reaches through one untyped function for all their components: the
 /// storage, and that function's name in `::ecs::__private` for
 /// `remove_component`, `relocate_component` and `swap_component` (`None`:
-/// each component keeps its own arm; a hash map's `swap` is `Column`'s
-/// default, not its `relocate`).
-type Shared = (fn(&Storage) -> bool, &'static str, &'static str, Option<&'static str>);
-const SHARED: [Shared; 3] = [
+/// each component keeps its own arm; a tag's `discard` drops a value of its
+/// type when it needs drop, and a hash map's `swap` is `Column`'s default,
+/// not its `relocate`).
+type Shared = (fn(&Storage) -> bool, Option<&'static str>, &'static str, Option<&'static str>);
+const SHARED: [Shared; 4] = [
     (
         |s| matches!(s, Storage::Contiguous),
-        "discard_contiguous",
+        Some("discard_contiguous"),
         "relocate_contiguous",
         Some("relocate_contiguous"),
     ),
     (
         |s| matches!(s, Storage::SparseSet),
-        "discard_sparse_set",
+        Some("discard_sparse_set"),
         "relocate_sparse_set",
         Some("relocate_sparse_set"),
     ),
-    (|s| matches!(s, Storage::HashMap), "discard_hash_map", "relocate_hash_map", None),
+    (|s| matches!(s, Storage::HashMap), Some("discard_hash_map"), "relocate_hash_map", None),
+    (|s| matches!(s, Storage::Tag), None, "relocate_tag", Some("relocate_tag")),
 ];
 
 /// Which dispatch `component_arms` emits.
@@ -236,7 +238,7 @@ fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
     let mut arms = Vec::new();
     for (is, remove, relocate, swap) in SHARED {
         let Some(function) = (match op {
-            Op::Remove => Some(remove),
+            Op::Remove => remove,
             Op::Relocate => Some(relocate),
             Op::Swap => swap,
         }) else {

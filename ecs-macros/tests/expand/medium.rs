@@ -374,10 +374,18 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
                     )
                 }
             }
+            8usize | 9usize => {
+                unsafe {
+                    ::ecs::__private::relocate_tag(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             6usize => ::ecs::__private::relocate_value::<Stress, C6>(storages, from, to),
             7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
-            8usize => ::ecs::__private::relocate_value::<Stress, C8>(storages, from, to),
-            9usize => ::ecs::__private::relocate_value::<Stress, C9>(storages, from, to),
             _ => {}
         }
     }
@@ -437,7 +445,7 @@ impl __StressStorages {
     /// The byte offset of each component's field, by component
     /// index (0 for a grouped one): where the dispatches by
     /// component index find the columns they reach untyped (unread
-    /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
     #[allow(dead_code)]
     const OFFSETS: [usize; 16usize] = [
         ::core::mem::offset_of!(__StressStorages, c0),

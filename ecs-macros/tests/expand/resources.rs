@@ -273,7 +273,7 @@ impl __GameStorages {
     /// The byte offset of each component's field, by component
     /// index (0 for a grouped one): where the dispatches by
     /// component index find the columns they reach untyped (unread
-    /// when no component is `contiguous`, `sparse_set` or `hash_map`).
+    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
     #[allow(dead_code)]
     const OFFSETS: [usize; 1usize] = [::core::mem::offset_of!(__GameStorages, c0)];
 }
