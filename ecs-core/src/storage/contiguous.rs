@@ -442,7 +442,9 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
 /// it during the call; the bytes at `offset` from it hold a live
 /// `Contiguous<T>` (of any `T`).
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn discard_contiguous(storages: *mut u8, offset: usize, id: EntityId) {
     // SAFETY: a `Contiguous<T>` at `offset` of `storages` (the caller's
     // contract), exclusively accessible, is its `Cells` (`repr(transparent)`,
@@ -460,7 +462,9 @@ pub unsafe fn discard_contiguous(storages: *mut u8, offset: usize, id: EntityId)
 /// # Safety
 /// As [`discard_contiguous`]'s.
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn relocate_contiguous(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
     // SAFETY: as in `discard_contiguous`.
     let cells = unsafe { &mut *(storages.add(offset) as *mut Cells) };

@@ -351,7 +351,9 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 /// it during the call; the bytes at `offset` from it hold a live
 /// `HashMapStorage<T>` (of any `T`).
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn discard_hash_map(storages: *mut u8, offset: usize, id: EntityId) {
     // SAFETY: the caller's contract; a `HashMapStorage<T>` has the layout of
     // `HashMapStorage<()>` (`repr(C)` of fields whose layouts do not depend
@@ -372,7 +374,9 @@ pub unsafe fn discard_hash_map(storages: *mut u8, offset: usize, id: EntityId) {
 /// # Safety
 /// As [`discard_hash_map`]'s.
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn relocate_hash_map(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
     // SAFETY: as in `discard_hash_map`; only the map is used.
     let column = unsafe { &mut *(storages.add(offset) as *mut HashMapStorage<()>) };

@@ -367,7 +367,9 @@ unsafe fn untyped<'a>(storages: *mut u8, offset: usize) -> &'a mut SparseSetStor
 /// it during the call; the bytes at `offset` from it hold a live
 /// `SparseSetStorage<T>` (of any `T`).
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn discard_sparse_set(storages: *mut u8, offset: usize, id: EntityId) {
     // SAFETY: the caller's contract; only the map and the untyped values
     // are used.
@@ -390,7 +392,9 @@ pub unsafe fn discard_sparse_set(storages: *mut u8, offset: usize, id: EntityId)
 /// # Safety
 /// As [`discard_sparse_set`]'s.
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn relocate_sparse_set(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
     // SAFETY: the caller's contract; only the map is used.
     let column = unsafe { untyped(storages, offset) };

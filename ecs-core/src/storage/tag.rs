@@ -234,7 +234,9 @@ impl<T> Drop for Tag<T> {
 /// it during the call; the bytes at `offset` from it hold a live `Tag<T>`
 /// (of any `T`).
 #[doc(hidden)]
-#[inline]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
 pub unsafe fn relocate_tag(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
     // SAFETY: a `Tag<T>` at `offset` of `storages` (the caller's contract),
     // exclusively accessible, is its presence bits (`repr(transparent)`, for
