@@ -186,7 +186,12 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
 /// each component keeps its own arm; a tag's `discard` drops a value of its
 /// type when it needs drop, and a hash map's `swap` is `Column`'s default,
 /// not its `relocate`).
-type Shared = (fn(&Storage) -> bool, Option<&'static str>, &'static str, Option<&'static str>);
+type Shared = (
+    fn(&Storage) -> bool,
+    Option<&'static str>,
+    &'static str,
+    Option<&'static str>,
+);
 const SHARED: [Shared; 4] = [
     (
         |s| matches!(s, Storage::Contiguous),
@@ -200,8 +205,18 @@ const SHARED: [Shared; 4] = [
         "relocate_sparse_set",
         Some("relocate_sparse_set"),
     ),
-    (|s| matches!(s, Storage::HashMap), Some("discard_hash_map"), "relocate_hash_map", None),
-    (|s| matches!(s, Storage::Tag), None, "relocate_tag", Some("relocate_tag")),
+    (
+        |s| matches!(s, Storage::HashMap),
+        Some("discard_hash_map"),
+        "relocate_hash_map",
+        None,
+    ),
+    (
+        |s| matches!(s, Storage::Tag),
+        None,
+        "relocate_tag",
+        Some("relocate_tag"),
+    ),
 ];
 
 /// Which dispatch `component_arms` emits.
