@@ -460,7 +460,12 @@ pub extern "C" fn new_group<Cx: ContextDecl, G: GroupOf<Cx>>(limit: EntityLimit)
 
 /// Removes (and drops) the value of component `C` for `id`, if any: the arm
 /// of [`ContextDecl::remove_component`] for `C`, generic so that the
-/// generated code asks nothing of `C`'s column beyond `Component`.
+/// generated code asks nothing of `C`'s column beyond `Component`. (Not for
+/// `contiguous`, `sparse_set` and `hash_map` components: each of those
+/// storages has one untyped arm for all its components,
+/// `storage::discard_contiguous` and the others; the same for
+/// `relocate_value` and `swap_value`, where `tag` components share one
+/// too.)
 #[inline(always)]
 pub fn remove_value<Cx: ContextDecl, C: Component<Cx>>(storages: &mut Cx::Storages, id: EntityId) {
     // `discard`, not `remove`: the built-in storages drop through their

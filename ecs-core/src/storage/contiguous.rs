@@ -33,6 +33,10 @@ use core::ptr::NonNull;
 /// assert_eq!(column.remove(id), Some(2));
 /// assert!(!column.contains(id));
 /// ```
+// Transparent: a `Contiguous<T>` is its `Cells`, for every `T`, so that
+// the declaration's dispatch by component index reaches any contiguous
+// column's cells through one untyped function ([`discard_contiguous`]).
+#[repr(transparent)]
 pub struct Contiguous<T> {
     cells: Cells,
     /// The column owns `T`s, and is invariant in `T` as the `UnsafeCell`s
@@ -423,6 +427,49 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
         // slots.len()` by the presence invariant: an in-bounds offset.
         unsafe { self.base().add(id.index()) }
     }
+}
+
+/// [`Column::discard`] of the `Contiguous` column at byte `offset` of
+/// `storages`, whatever its component type: the arm that the declaration's
+/// `remove_component` shares between all its `contiguous` components. Not
+/// generic: where each component's arm was three always-inlined generic
+/// calls (`remove_value`, `column_mut`, `discard`), compiled per component
+/// type in a debug build, the arms of every contiguous component are one
+/// call of this function, compiled once, in `ecs-core`.
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live
+/// `Contiguous<T>` (of any `T`).
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_contiguous(storages: *mut u8, offset: usize, id: EntityId) {
+    // SAFETY: a `Contiguous<T>` at `offset` of `storages` (the caller's
+    // contract), exclusively accessible, is its `Cells` (`repr(transparent)`,
+    // for every `T`); the `Cells` hold their values' layout and drop
+    // function themselves.
+    let cells = unsafe { &mut *(storages.add(offset) as *mut Cells) };
+    cells.discard(id.index());
+}
+
+/// [`Column::relocate`] (and so [`Column::swap`]) of the `Contiguous`
+/// column at byte `offset` of `storages`, whatever its component type, the
+/// values' size read from its slots: the arm shared as
+/// [`discard_contiguous`]'s.
+///
+/// # Safety
+/// As [`discard_contiguous`]'s.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_contiguous(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
+    // SAFETY: as in `discard_contiguous`.
+    let cells = unsafe { &mut *(storages.add(offset) as *mut Cells) };
+    let size = cells.slots.item_size();
+    cells.relocate(from.index(), to.index(), size);
 }
 
 /// Moves the value of slot `f` to slot `t` of a buffer of `size`-byte

@@ -35,6 +35,9 @@ use std::collections::hash_map::Entry;
 /// assert_eq!(column.remove(id), Some("b".to_string()));
 /// assert!(!column.contains(id));
 /// ```
+// `repr(C)`, as `SparseSetStorage`'s: the layout of
+// `HashMapStorage<()>` for every `T` (`discard_hash_map`).
+#[repr(C)]
 pub struct HashMapStorage<T> {
     values: Packed<T>,
     ids: Ids,
@@ -337,6 +340,48 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
 
 // Dropped by its fields: `Packed` drops every value, even after panicking
 // `drop`s, and frees the buffer.
+
+/// [`Column::discard`] of the `HashMapStorage` column at byte `offset` of
+/// `storages`, whatever its component type: the arm shared by all the
+/// `hash_map` components of a declaration (as
+/// [`discard_sparse_set`](super::discard_sparse_set)'s).
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live
+/// `HashMapStorage<T>` (of any `T`).
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_hash_map(storages: *mut u8, offset: usize, id: EntityId) {
+    // SAFETY: the caller's contract; a `HashMapStorage<T>` has the layout of
+    // `HashMapStorage<()>` (`repr(C)` of fields whose layouts do not depend
+    // on `T`), of which only the map and the untyped values are used.
+    let column = unsafe { &mut *(storages.add(offset) as *mut HashMapStorage<()>) };
+    if let Some(p) = column.ids.swap_remove(id) {
+        let values = column.values.raw_mut();
+        let size = values.item_size();
+        // SAFETY: `p` was a stored id's packed index, below the values'
+        // length, and the map no longer names it; `size` is the slots' size.
+        unsafe { values.discard(p, size) };
+    }
+}
+
+/// [`Column::relocate`] of the `HashMapStorage` column at byte `offset` of
+/// `storages`, whatever its component type: only the map changes.
+///
+/// # Safety
+/// As [`discard_hash_map`]'s.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_hash_map(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
+    // SAFETY: as in `discard_hash_map`; only the map is used.
+    let column = unsafe { &mut *(storages.add(offset) as *mut HashMapStorage<()>) };
+    column.ids.relocate(from, to);
+}
 
 #[cfg(test)]
 mod tests {

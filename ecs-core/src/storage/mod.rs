@@ -33,12 +33,12 @@ mod slots;
 mod sparse_set;
 mod tag;
 
-pub use contiguous::Contiguous;
+pub use contiguous::{discard_contiguous, relocate_contiguous, Contiguous};
 pub use grouped::{Group, GroupColumn, Grouped, Member};
-pub use hash_map::HashMapStorage;
+pub use hash_map::{discard_hash_map, relocate_hash_map, HashMapStorage};
 pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};
-pub use sparse_set::SparseSetStorage;
-pub use tag::Tag;
+pub use sparse_set::{discard_sparse_set, relocate_sparse_set, SparseSetStorage};
+pub use tag::{relocate_tag, Tag};
 
 use crate::error::EntityLimit;
 use crate::handle::EntityId;

@@ -21,6 +21,10 @@ use core::ptr::NonNull;
 ///
 /// Invariants: those of `raw`, whose slots have `T`'s layout and whose
 /// drop function drops a `T` (`None` when `T` needs no drop).
+// Transparent: a `Packed<T>` is its `RawPacked` for every `T`, so that a
+// storage holding one has the same layout whatever its component type
+// (`discard_sparse_set`, `discard_hash_map`).
+#[repr(transparent)]
 pub(crate) struct Packed<T> {
     raw: RawPacked,
     /// The array owns `T`s, and is invariant in `T` as the `UnsafeCell`s
@@ -60,6 +64,13 @@ impl RawPacked {
             len: 0,
             drop,
         }
+    }
+
+    /// The size of one value (the slots' size), for the callers that do
+    /// not know the values' type.
+    #[inline]
+    pub(super) fn item_size(&self) -> usize {
+        self.slots.item_size()
     }
 
     /// Makes room for one more value, so that the next `push` cannot fail.

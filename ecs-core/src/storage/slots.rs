@@ -46,6 +46,12 @@ impl Slots {
         self.len
     }
 
+    /// The size of one slot (of the values' layout).
+    #[inline]
+    pub(super) fn item_size(&self) -> usize {
+        self.item.size()
+    }
+
     /// The first slot: slot `i` is at `base() + i * item.size()`.
     #[inline]
     pub(super) fn base(&self) -> NonNull<u8> {

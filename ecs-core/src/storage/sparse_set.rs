@@ -31,6 +31,11 @@ const ABSENT: u32 = u32::MAX;
 /// assert_eq!(column.remove(id), Some(2));
 /// assert!(!column.contains(id));
 /// ```
+// `repr(C)`, of fields whose layouts do not depend on `T` (`Packed<T>` is
+// its untyped `RawPacked`): every `SparseSetStorage<T>` has the layout of
+// `SparseSetStorage<()>`, through which `discard_sparse_set` and
+// `relocate_sparse_set` reach the untyped parts of any of them.
+#[repr(C)]
 pub struct SparseSetStorage<T> {
     values: Packed<T>,
     owners: Vec<EntityId>,
@@ -334,6 +339,67 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
 
 // Dropped by its fields: `Packed` drops every value, even after panicking
 // `drop`s (a `Vec` aborts at the second), and frees the buffer.
+
+/// The `SparseSetStorage<T>` at byte `offset` of `storages`, of any `T`, as
+/// a `SparseSetStorage<()>`: the same layout (see the type's `repr(C)`),
+/// to be used for its map and its values' untyped core only (the typed
+/// methods of a `SparseSetStorage<()>` would read its values as `()`).
+///
+/// # Safety
+/// As [`discard_sparse_set`]'s; the result is used only as said above.
+#[inline(always)]
+unsafe fn untyped<'a>(storages: *mut u8, offset: usize) -> &'a mut SparseSetStorage<()> {
+    // SAFETY: the caller's contract: a live `SparseSetStorage<T>` at
+    // `offset`, accessible through this pointer alone for the call; its
+    // layout is `SparseSetStorage<()>`'s.
+    unsafe { &mut *(storages.add(offset) as *mut SparseSetStorage<()>) }
+}
+
+/// [`Column::discard`] of the `SparseSetStorage` column at byte `offset` of
+/// `storages`, whatever its component type: the arm that the declaration's
+/// `remove_component` shares between all its `sparse_set` components
+/// (see [`discard_contiguous`](super::discard_contiguous)). The map first,
+/// then the value dropped by the values' untyped core, of the size its
+/// slots have: a panicking `drop` finds the column without it.
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live
+/// `SparseSetStorage<T>` (of any `T`).
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_sparse_set(storages: *mut u8, offset: usize, id: EntityId) {
+    // SAFETY: the caller's contract; only the map and the untyped values
+    // are used.
+    let column = unsafe { untyped(storages, offset) };
+    if let Some(p) = column.slot(id) {
+        ids::swap_remove(&mut column.owners, &mut column.index, id, p);
+        let values = column.values.raw_mut();
+        let size = values.item_size();
+        // SAFETY: a stored id's packed index is below the values' length
+        // (the invariant), and the map no longer names it; `size` is the
+        // slots' size.
+        unsafe { values.discard(p, size) };
+    }
+}
+
+/// [`Column::relocate`] (and so [`Column::swap`]) of the
+/// `SparseSetStorage` column at byte `offset` of `storages`, whatever its
+/// component type: only the map changes.
+///
+/// # Safety
+/// As [`discard_sparse_set`]'s.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_sparse_set(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
+    // SAFETY: the caller's contract; only the map is used.
+    let column = unsafe { untyped(storages, offset) };
+    ids::relocate(&mut column.owners, &mut column.index, from, to);
+}
 
 #[cfg(test)]
 mod tests {

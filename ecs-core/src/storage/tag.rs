@@ -33,6 +33,9 @@ use core::ptr::NonNull;
 /// assert_eq!(column.remove(id), Some(Selected));
 /// assert!(!column.contains(id));
 /// ```
+// Transparent: a `Tag<T>` is its presence bits for every `T`
+// (`relocate_tag`).
+#[repr(transparent)]
 pub struct Tag<T> {
     present: Presence,
     _values: PhantomData<T>,
@@ -217,6 +220,29 @@ impl<T> Drop for Tag<T> {
             });
         }
     }
+}
+
+/// [`Column::relocate`] (and so [`Column::swap`]) of the `Tag` column at
+/// byte `offset` of `storages`, whatever its tag type: the arm that the
+/// declaration's `relocate_component` and `swap_component` share between
+/// all its `tag` components (see
+/// [`discard_contiguous`](super::discard_contiguous); `remove_component`
+/// keeps an arm per tag, whose drop, if any, is its type's).
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live `Tag<T>`
+/// (of any `T`).
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_tag(storages: *mut u8, offset: usize, from: EntityId, to: EntityId) {
+    // SAFETY: a `Tag<T>` at `offset` of `storages` (the caller's contract),
+    // exclusively accessible, is its presence bits (`repr(transparent)`, for
+    // every `T`).
+    let present = unsafe { &mut *(storages.add(offset) as *mut Presence) };
+    move_bit(present, from.index(), to.index());
 }
 
 /// [`Column::relocate`] of a tag: zero-sized values are all alike, so

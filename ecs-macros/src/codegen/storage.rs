@@ -105,6 +105,14 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
     });
     let checks = model.components.iter().map(tag_check);
+    let n = model.components.len();
+    let offsets = (0..n).map(|c| match model.components[c].storage {
+        Storage::Grouped { .. } => quote!(0),
+        _ => {
+            let f = field(model, c);
+            quote!(::core::mem::offset_of!(#storages, #f))
+        }
+    });
     quote! {
         #(#checks)*
         #[doc(hidden)]
@@ -112,6 +120,14 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         #vis struct #storages {
             #(#single_fields)*
             #(#group_fields)*
+        }
+        impl #storages {
+            /// The byte offset of each component's field, by component
+            /// index (0 for a grouped one): where the dispatches by
+            /// component index find the columns they reach untyped (unread
+            /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+            #[allow(dead_code)]
+            const OFFSETS: [usize; #n] = [#(#offsets),*];
         }
         // SAFETY: each field not a group's is the `Column` of one of this
         // declaration's `Component` impls (its `column` accessor returns the
@@ -163,40 +179,139 @@ pub fn new_storages(model: &Model, names: &Names) -> TokenStream {
     quote!(#storages { #(#singles)* #(#groups)* })
 }
 
-/// One match arm per component: `i => ::ecs::__private::<helper>::<Cx, type of
-/// component i>(<args>),` (the storages' type-erased per-component calls).
-fn component_arms(model: &Model, names: &Names, helper: &str, args: TokenStream) -> Vec<TokenStream> {
+/// The built-in storages whose columns a dispatch by component index
+/// reaches through one untyped function for all their components: the
+/// storage, and that function's name in `::ecs::__private` for
+/// `remove_component`, `relocate_component` and `swap_component` (`None`:
+/// each component keeps its own arm; a tag's `discard` drops a value of its
+/// type when it needs drop, and a hash map's `swap` is `Column`'s default,
+/// not its `relocate`).
+type Shared = (
+    fn(&Storage) -> bool,
+    Option<&'static str>,
+    &'static str,
+    Option<&'static str>,
+);
+const SHARED: [Shared; 4] = [
+    (
+        |s| matches!(s, Storage::Contiguous),
+        Some("discard_contiguous"),
+        "relocate_contiguous",
+        Some("relocate_contiguous"),
+    ),
+    (
+        |s| matches!(s, Storage::SparseSet),
+        Some("discard_sparse_set"),
+        "relocate_sparse_set",
+        Some("relocate_sparse_set"),
+    ),
+    (
+        |s| matches!(s, Storage::HashMap),
+        Some("discard_hash_map"),
+        "relocate_hash_map",
+        None,
+    ),
+    (
+        |s| matches!(s, Storage::Tag),
+        None,
+        "relocate_tag",
+        Some("relocate_tag"),
+    ),
+];
+
+/// Which dispatch `component_arms` emits.
+#[derive(Clone, Copy)]
+enum Op {
+    Remove,
+    Relocate,
+    Swap,
+}
+
+/// The match arms of a dispatch by component index: for each built-in
+/// storage of `SHARED` that has a shared function for `op`, one arm for all
+/// its components together, `i | j | .. =>` that untyped function on the
+/// column at the byte offset of field `i` of the storages struct; then one
+/// arm per other component, `i => ::ecs::__private::<helper>::<Cx, type of
+/// component i>(<args>),`.
+///
+/// Why the shared arms: each component's own arm was three always-inlined
+/// generic calls (`helper`, `column_mut` and the column's method), which a
+/// debug build compiled per component type for these dispatches alone
+/// (rustc's instructions for the 64/32 debug build: COMPILE_COST.md,
+/// seventeenth round).
+fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
     let context = &names.context;
+    let storages = &names.storages;
+    let (helper, args, shared_args) = match op {
+        Op::Remove => ("remove_value", quote!(storages, id), quote!(id)),
+        Op::Relocate => ("relocate_value", quote!(storages, from, to), quote!(from, to)),
+        Op::Swap => ("swap_value", quote!(storages, a, b), quote!(a, b)),
+    };
     let helper = format_ident!("{}", helper);
-    model
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, comp)| {
-            let ty = super::many::component_type(comp);
-            quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
-        })
-        .collect()
+    let n = model.components.len();
+    let mut shared = vec![false; n];
+    let mut arms = Vec::new();
+    for (is, remove, relocate, swap) in SHARED {
+        let Some(function) = (match op {
+            Op::Remove => remove,
+            Op::Relocate => Some(relocate),
+            Op::Swap => swap,
+        }) else {
+            continue;
+        };
+        let members: Vec<usize> = (0..n).filter(|&c| is(&model.components[c].storage)).collect();
+        if members.is_empty() {
+            continue;
+        }
+        for &c in &members {
+            shared[c] = true;
+        }
+        let function = format_ident!("{}", function);
+        arms.push(quote! {
+            #(#members)|* => {
+                // SAFETY: `index` is one of this arm's components, all
+                // declared with this storage, so the field of the storages
+                // struct at byte `OFFSETS[index]` is its column, of the type
+                // the function expects; the pointer comes from the `&mut`
+                // storages, borrowed for the call.
+                unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #shared_args) }
+            }
+        });
+    }
+    arms.extend(
+        model
+            .components
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !shared[i])
+            .map(|(i, comp)| {
+                let ty = super::many::component_type(comp);
+                quote!(#i => ::ecs::__private::#helper::<#context, #ty>(#args),)
+            }),
+    );
+    arms
 }
 
-/// One arm per component: `i => Column::remove(column of component i, id)`.
+/// The arms of `remove_component`: `Column::discard` of component `index`'s
+/// column (see `component_arms`).
 pub fn remove_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(model, names, "remove_value", quote!(storages, id))
+    component_arms(model, names, Op::Remove)
 }
 
-/// One arm per component: `i => Column::relocate(column of component i, from, to)`.
+/// The arms of `relocate_component`: `Column::relocate` of component
+/// `index`'s column (see `component_arms`).
 pub fn relocate_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
-    component_arms(model, names, "relocate_value", quote!(storages, from, to))
+    component_arms(model, names, Op::Relocate)
 }
 
-/// One arm per component: `i => Column::swap(column of component i, a, b)`;
-/// none under `layout: ids`, where the runtime never exchanges entities
-/// (no code for it to compile).
+/// The arms of `swap_component`: `Column::swap` of component `index`'s
+/// column (see `component_arms`); none under `layout: ids`, where the
+/// runtime never exchanges entities (no code for it to compile).
 pub fn swap_arms(model: &Model, names: &Names) -> Vec<TokenStream> {
     if !model.settings.archetypes {
         return Vec::new();
     }
-    component_arms(model, names, "swap_value", quote!(storages, a, b))
+    component_arms(model, names, Op::Swap)
 }
 
 /// `tokens` with every span set to `span`, so that an error about them

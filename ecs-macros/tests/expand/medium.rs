@@ -303,22 +303,37 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<Stress, C0>(storages, id),
-            1usize => ::ecs::__private::remove_value::<Stress, C1>(storages, id),
-            2usize => ::ecs::__private::remove_value::<Stress, C2>(storages, id),
-            3usize => ::ecs::__private::remove_value::<Stress, C3>(storages, id),
-            4usize => ::ecs::__private::remove_value::<Stress, C4>(storages, id),
-            5usize => ::ecs::__private::remove_value::<Stress, C5>(storages, id),
+            0usize | 1usize | 10usize | 11usize => {
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
+            2usize | 3usize | 12usize | 13usize => {
+                unsafe {
+                    ::ecs::__private::discard_sparse_set(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
+            4usize | 5usize | 14usize | 15usize => {
+                unsafe {
+                    ::ecs::__private::discard_hash_map(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             6usize => ::ecs::__private::remove_value::<Stress, C6>(storages, id),
             7usize => ::ecs::__private::remove_value::<Stress, C7>(storages, id),
             8usize => ::ecs::__private::remove_value::<Stress, C8>(storages, id),
             9usize => ::ecs::__private::remove_value::<Stress, C9>(storages, id),
-            10usize => ::ecs::__private::remove_value::<Stress, C10>(storages, id),
-            11usize => ::ecs::__private::remove_value::<Stress, C11>(storages, id),
-            12usize => ::ecs::__private::remove_value::<Stress, C12>(storages, id),
-            13usize => ::ecs::__private::remove_value::<Stress, C13>(storages, id),
-            14usize => ::ecs::__private::remove_value::<Stress, C14>(storages, id),
-            15usize => ::ecs::__private::remove_value::<Stress, C15>(storages, id),
             _ => {}
         }
     }
@@ -329,34 +344,48 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
         to: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::relocate_value::<Stress, C0>(storages, from, to),
-            1usize => ::ecs::__private::relocate_value::<Stress, C1>(storages, from, to),
-            2usize => ::ecs::__private::relocate_value::<Stress, C2>(storages, from, to),
-            3usize => ::ecs::__private::relocate_value::<Stress, C3>(storages, from, to),
-            4usize => ::ecs::__private::relocate_value::<Stress, C4>(storages, from, to),
-            5usize => ::ecs::__private::relocate_value::<Stress, C5>(storages, from, to),
+            0usize | 1usize | 10usize | 11usize => {
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
+            2usize | 3usize | 12usize | 13usize => {
+                unsafe {
+                    ::ecs::__private::relocate_sparse_set(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
+            4usize | 5usize | 14usize | 15usize => {
+                unsafe {
+                    ::ecs::__private::relocate_hash_map(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
+            8usize | 9usize => {
+                unsafe {
+                    ::ecs::__private::relocate_tag(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             6usize => ::ecs::__private::relocate_value::<Stress, C6>(storages, from, to),
             7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
-            8usize => ::ecs::__private::relocate_value::<Stress, C8>(storages, from, to),
-            9usize => ::ecs::__private::relocate_value::<Stress, C9>(storages, from, to),
-            10usize => {
-                ::ecs::__private::relocate_value::<Stress, C10>(storages, from, to)
-            }
-            11usize => {
-                ::ecs::__private::relocate_value::<Stress, C11>(storages, from, to)
-            }
-            12usize => {
-                ::ecs::__private::relocate_value::<Stress, C12>(storages, from, to)
-            }
-            13usize => {
-                ::ecs::__private::relocate_value::<Stress, C13>(storages, from, to)
-            }
-            14usize => {
-                ::ecs::__private::relocate_value::<Stress, C14>(storages, from, to)
-            }
-            15usize => {
-                ::ecs::__private::relocate_value::<Stress, C15>(storages, from, to)
-            }
             _ => {}
         }
     }
@@ -411,6 +440,31 @@ pub struct __StressStorages {
     c14: ::ecs::__private::HashMapStorage<C14>,
     c15: ::ecs::__private::HashMapStorage<C15>,
     g0: ::ecs::__private::Grouped<(C6, C7)>,
+}
+impl __StressStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 16usize] = [
+        ::core::mem::offset_of!(__StressStorages, c0),
+        ::core::mem::offset_of!(__StressStorages, c1),
+        ::core::mem::offset_of!(__StressStorages, c2),
+        ::core::mem::offset_of!(__StressStorages, c3),
+        ::core::mem::offset_of!(__StressStorages, c4),
+        ::core::mem::offset_of!(__StressStorages, c5),
+        0,
+        0,
+        ::core::mem::offset_of!(__StressStorages, c8),
+        ::core::mem::offset_of!(__StressStorages, c9),
+        ::core::mem::offset_of!(__StressStorages, c10),
+        ::core::mem::offset_of!(__StressStorages, c11),
+        ::core::mem::offset_of!(__StressStorages, c12),
+        ::core::mem::offset_of!(__StressStorages, c13),
+        ::core::mem::offset_of!(__StressStorages, c14),
+        ::core::mem::offset_of!(__StressStorages, c15),
+    ];
 }
 unsafe impl ::core::marker::Send for __StressStorages {}
 unsafe impl ::core::marker::Sync for __StressStorages {}

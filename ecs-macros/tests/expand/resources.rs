@@ -207,7 +207,15 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<Game, Position>(storages, id),
+            0usize => {
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __GameStorages as *mut u8,
+                        __GameStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -219,7 +227,14 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
     ) {
         match index {
             0usize => {
-                ::ecs::__private::relocate_value::<Game, Position>(storages, from, to)
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __GameStorages as *mut u8,
+                        __GameStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
             }
             _ => {}
         }
@@ -253,6 +268,14 @@ unsafe impl ::ecs::__private::ContextDecl for Game {
 #[allow(non_snake_case)]
 pub struct __GameStorages {
     c0: ::ecs::__private::Contiguous<Position>,
+}
+impl __GameStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 1usize] = [::core::mem::offset_of!(__GameStorages, c0)];
 }
 unsafe impl ::core::marker::Send for __GameStorages {}
 unsafe impl ::core::marker::Sync for __GameStorages {}

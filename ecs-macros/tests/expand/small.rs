@@ -197,9 +197,24 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         id: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => ::ecs::__private::remove_value::<World, Position>(storages, id),
-            1usize => ::ecs::__private::remove_value::<World, Velocity>(storages, id),
-            2usize => ::ecs::__private::remove_value::<World, Life>(storages, id),
+            0usize | 1usize => {
+                unsafe {
+                    ::ecs::__private::discard_contiguous(
+                        storages as *mut __WorldStorages as *mut u8,
+                        __WorldStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
+            2usize => {
+                unsafe {
+                    ::ecs::__private::discard_sparse_set(
+                        storages as *mut __WorldStorages as *mut u8,
+                        __WorldStorages::OFFSETS[index],
+                        id,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -210,13 +225,26 @@ unsafe impl ::ecs::__private::ContextDecl for World {
         to: ::ecs::__private::EntityId,
     ) {
         match index {
-            0usize => {
-                ::ecs::__private::relocate_value::<World, Position>(storages, from, to)
+            0usize | 1usize => {
+                unsafe {
+                    ::ecs::__private::relocate_contiguous(
+                        storages as *mut __WorldStorages as *mut u8,
+                        __WorldStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
             }
-            1usize => {
-                ::ecs::__private::relocate_value::<World, Velocity>(storages, from, to)
+            2usize => {
+                unsafe {
+                    ::ecs::__private::relocate_sparse_set(
+                        storages as *mut __WorldStorages as *mut u8,
+                        __WorldStorages::OFFSETS[index],
+                        from,
+                        to,
+                    )
+                }
             }
-            2usize => ::ecs::__private::relocate_value::<World, Life>(storages, from, to),
             _ => {}
         }
     }
@@ -251,6 +279,18 @@ pub struct __WorldStorages {
     c0: ::ecs::__private::Contiguous<Position>,
     c1: ::ecs::__private::Contiguous<Velocity>,
     c2: ::ecs::__private::SparseSetStorage<Life>,
+}
+impl __WorldStorages {
+    /// The byte offset of each component's field, by component
+    /// index (0 for a grouped one): where the dispatches by
+    /// component index find the columns they reach untyped (unread
+    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+    #[allow(dead_code)]
+    const OFFSETS: [usize; 3usize] = [
+        ::core::mem::offset_of!(__WorldStorages, c0),
+        ::core::mem::offset_of!(__WorldStorages, c1),
+        ::core::mem::offset_of!(__WorldStorages, c2),
+    ];
 }
 unsafe impl ::core::marker::Send for __WorldStorages {}
 unsafe impl ::core::marker::Sync for __WorldStorages {}
