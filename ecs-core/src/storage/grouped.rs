@@ -202,6 +202,9 @@ unsafe fn move_member(from: *mut u8, to: *mut u8, size: usize, masks: &mut [u8],
 ///     assert_eq!(p.get::<Velocity>(e).map(|v| v.0), Some(2.0));
 /// });
 /// ```
+// `repr(C)`: its first two fields are laid out as a `GroupCells`' whatever
+// `G`, which `relocate_grouped` reaches untyped.
+#[repr(C)]
 pub struct Grouped<G: Group> {
     slots: Slots,
     masks: Vec<u8>,
@@ -413,6 +416,65 @@ impl<G: Group> Drop for Grouped<G> {
             unsafe { G::drop_members(self.slot(i), bit) }
         });
     }
+}
+
+/// The fields of a [`Grouped`] that do not depend on its members' types,
+/// laid out as its first fields (both `repr(C)`).
+#[repr(C)]
+struct GroupCells {
+    slots: Slots,
+    masks: Vec<u8>,
+}
+
+/// [`Column::relocate`] (and so [`Column::swap`]) of a grouped member, whatever
+/// its group and type: the arm that the declaration's `relocate_component`
+/// and `swap_component` share between all its grouped members (see
+/// [`discard_contiguous`](super::discard_contiguous)). `offset` is the
+/// byte offset of the member's `Grouped` in `storages`, `member` the
+/// member's byte offset within a slot, its size and its mask bit.
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live
+/// `Grouped<G>` (of any `G`), a member of which is at byte `member.0` of
+/// each `G::Slots`, `member.1` bytes, its mask bit `member.2`.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_grouped(
+    storages: *mut u8,
+    offset: usize,
+    member: (usize, usize, u8),
+    from: EntityId,
+    to: EntityId,
+) {
+    // SAFETY: a `Grouped<G>` at `offset` of `storages` (the caller's
+    // contract), exclusively accessible, starts with a `GroupCells`' fields
+    // (both `repr(C)`, `Grouped`'s last field a zero-sized `PhantomData`).
+    let g = unsafe { &mut *(storages.add(offset) as *mut GroupCells) };
+    let (f, t) = (from.index(), to.index());
+    let (at, size, bit) = member;
+    if f == t || g.masks.get(f).is_none_or(|m| m & bit == 0) {
+        return;
+    }
+    if t >= g.slots.len() {
+        // Grown as `Grouped::grow_for` does (doubling); new bits clear.
+        let len = (t + 1).max(g.slots.len() * 2);
+        g.slots.grow_to(len);
+        g.masks.resize(len, 0);
+    }
+    let slot = g.slots.item_size();
+    let base = g.slots.base().as_ptr();
+    // SAFETY: `f` (whose member is present, so `f < masks.len() ==
+    // slots.len()`) and `t` (grown above) are live slots of `slot` bytes;
+    // the member's field is at byte `at` of each (the caller's contract).
+    let (pf, pt) = unsafe { (base.add(f * slot + at), base.add(t * slot + at)) };
+    // SAFETY: `pf` and `pt` are the member's fields in the distinct cells
+    // `f` and `t` (`size` bytes each, not overlapping), `masks` the group's
+    // bits, `bit` set exactly for the cells whose member is initialised,
+    // and `f`'s is.
+    unsafe { move_member(pf, pt, size, &mut g.masks, bit, f, t) };
 }
 
 /// The view of member `I` of a [`Grouped`] storage as a column.

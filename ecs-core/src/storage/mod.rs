@@ -34,7 +34,7 @@ mod sparse_set;
 mod tag;
 
 pub use contiguous::{discard_contiguous, relocate_contiguous, Contiguous};
-pub use grouped::{Group, GroupColumn, Grouped, Member};
+pub use grouped::{relocate_grouped, Group, GroupColumn, Grouped, Member};
 pub use hash_map::{discard_hash_map, relocate_hash_map, HashMapStorage};
 pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};
 pub use sparse_set::{discard_sparse_set, relocate_sparse_set, SparseSetStorage};

@@ -106,12 +106,25 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     });
     let checks = model.components.iter().map(tag_check);
     let n = model.components.len();
-    let offsets = (0..n).map(|c| match model.components[c].storage {
-        Storage::Grouped { .. } => quote!(0),
-        _ => {
-            let f = field(model, c);
-            quote!(::core::mem::offset_of!(#storages, #f))
+    let offsets = (0..n).map(|c| {
+        let f = field(model, c);
+        quote!(::core::mem::offset_of!(#storages, #f))
+    });
+    // A grouped member's byte offset within its group's slot (a tuple of
+    // `MaybeUninit`s, `Group::Slots`), its size and its mask bit; zeros
+    // for the others.
+    let members = (0..n).map(|c| match model.components[c].storage {
+        Storage::Grouped { group, member } => {
+            let slots = model.groups[group].iter().map(|&m| {
+                let path = model.components[m].path;
+                quote!(::core::mem::MaybeUninit<#path>)
+            });
+            let path = model.components[c].path;
+            let bit = 1u8 << member;
+            let member = syn::Index::from(member);
+            quote!((::core::mem::offset_of!((#(#slots,)*), #member), ::core::mem::size_of::<#path>(), #bit))
         }
+        _ => quote!((0, 0, 0)),
     });
     quote! {
         #(#checks)*
@@ -123,11 +136,17 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
         impl #storages {
             /// The byte offset of each component's field, by component
-            /// index (0 for a grouped one): where the dispatches by
-            /// component index find the columns they reach untyped (unread
-            /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+            /// index (its group's for a grouped one): where the dispatches
+            /// by component index find the columns they reach untyped
+            /// (unread when no component is `contiguous`, `sparse_set`,
+            /// `hash_map`, `tag` or grouped).
             #[allow(dead_code)]
             const OFFSETS: [usize; #n] = [#(#offsets),*];
+            /// By component index, a grouped member's byte offset within
+            /// its group's slot, size and mask bit (zeros for the others):
+            /// what `relocate_grouped` needs of it (unread without groups).
+            #[allow(dead_code)]
+            const MEMBERS: [(usize, usize, u8); #n] = [#(#members),*];
         }
         // SAFETY: each field not a group's is the `Column` of one of this
         // declaration's `Component` impls (its `column` accessor returns the
@@ -192,7 +211,7 @@ type Shared = (
     &'static str,
     Option<&'static str>,
 );
-const SHARED: [Shared; 4] = [
+const SHARED: [Shared; 5] = [
     (
         |s| matches!(s, Storage::Contiguous),
         Some("discard_contiguous"),
@@ -216,6 +235,12 @@ const SHARED: [Shared; 4] = [
         None,
         "relocate_tag",
         Some("relocate_tag"),
+    ),
+    (
+        |s| matches!(s, Storage::Grouped { .. }),
+        None,
+        "relocate_grouped",
+        Some("relocate_grouped"),
     ),
 ];
 
@@ -267,6 +292,20 @@ fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
             shared[c] = true;
         }
         let function = format_ident!("{}", function);
+        if function == "relocate_grouped" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: `index` is one of this arm's components, all
+                    // grouped, so the field of the storages struct at byte
+                    // `OFFSETS[index]` is its group's `Grouped`, whose
+                    // slots hold it at `MEMBERS[index]`'s offset, of its
+                    // size, with its bit; the pointer comes from the `&mut`
+                    // storages, borrowed for the call.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::MEMBERS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
         arms.push(quote! {
             #(#members)|* => {
                 // SAFETY: `index` is one of this arm's components, all
