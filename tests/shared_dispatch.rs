@@ -62,6 +62,22 @@ macro_rules! case {
     ($test:ident, $layout:ident) => {
         mod $test {
             use super::*;
+            use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+            /// Drops of this module's `Mark`s (one module per test: no other
+            /// test drops them).
+            static MARKS: AtomicUsize = AtomicUsize::new(0);
+
+            /// A tag that needs drop: its removal's shared arm must call
+            /// its drop, once per value.
+            #[derive(Debug)]
+            pub struct Mark;
+
+            impl Drop for Mark {
+                fn drop(&mut self) {
+                    MARKS.fetch_add(1, SeqCst);
+                }
+            }
 
             ecs::declare_context! {
                 pub context Ctx {
@@ -71,6 +87,7 @@ macro_rules! case {
                         B: sparse_set;
                         C: hash_map;
                         G: tag;
+                        Mark: tag;
                         D: contiguous;
                         (H, E): grouped;
                         F: sparse_set;
@@ -83,6 +100,39 @@ macro_rules! case {
             #[test]
             fn every_value_reaches_its_own_column() {
                 run::<Ctx>(Ctx::new(), 0xd15c);
+            }
+
+            #[test]
+            fn a_tag_that_needs_drop_is_dropped_once_by_a_kill() {
+                let mut cx = Ctx::new();
+                let es: Vec<ecs::Entity> = cx.step(|p| {
+                    (0..10)
+                        .map(|i| {
+                            let e = p.create().unwrap();
+                            p.add(e, G).unwrap();
+                            if i % 2 == 0 {
+                                p.add(e, Mark).unwrap();
+                            }
+                            e
+                        })
+                        .collect()
+                });
+                assert_eq!(MARKS.load(SeqCst), 0);
+                cx.step(|p| {
+                    for &e in &es[..6] {
+                        assert!(p.kill(e));
+                    }
+                });
+                cx.step(|p| {
+                    for (i, &e) in es.iter().enumerate().skip(6) {
+                        assert_eq!(p.has::<Mark>(e), i % 2 == 0);
+                        assert!(p.has::<G>(e));
+                    }
+                });
+                // Entities 0, 2 and 4 held one.
+                assert_eq!(MARKS.load(SeqCst), 3);
+                drop(cx);
+                assert_eq!(MARKS.load(SeqCst), 5);
             }
         }
     };

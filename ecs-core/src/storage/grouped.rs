@@ -477,6 +477,63 @@ pub unsafe fn relocate_grouped(
     unsafe { move_member(pf, pt, size, &mut g.masks, bit, f, t) };
 }
 
+/// [`Column::discard`] of a grouped member, whatever its group and type:
+/// the arm that the declaration's `remove_component` shares between all its
+/// grouped members (see [`relocate_grouped`]). `drop` drops a value of the
+/// member's type (`None` when it needs no drop: clearing its bit is all).
+///
+/// # Safety
+/// As [`relocate_grouped`]'s, and `drop`, if any, drops a value of the
+/// member's type at the pointer it is given.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_grouped(
+    storages: *mut u8,
+    offset: usize,
+    member: (usize, usize, u8),
+    drop: Option<unsafe fn(*mut u8)>,
+    id: EntityId,
+) {
+    // SAFETY: as in `relocate_grouped`.
+    let g = unsafe { &mut *(storages.add(offset) as *mut GroupCells) };
+    let i = id.index();
+    let (at, _, bit) = member;
+    match g.masks.get_mut(i) {
+        Some(m) if *m & bit != 0 => *m &= !bit,
+        _ => return,
+    }
+    if let Some(drop) = drop {
+        // SAFETY: the bit was set, so `i < masks.len() == slots.len()` (a
+        // live slot) and the member at byte `at` of it is initialised (the
+        // caller's contract); its bit is cleared first, so a panicking
+        // `drop` leaves it dropped, never read again before being rewritten.
+        unsafe { drop(g.slots.base().as_ptr().add(i * g.slots.item_size() + at)) };
+    }
+}
+
+/// Drops the `T` at `value`: the drop of a grouped member that needs one,
+/// given by pointer to [`discard_grouped`].
+///
+/// # Safety
+/// `value` points to a `T` that is not used again.
+unsafe fn drop_member<T>(value: *mut u8) {
+    // SAFETY: forwarded from the caller.
+    unsafe { value.cast::<T>().drop_in_place() }
+}
+
+/// What [`discard_grouped`] is given to drop a member of type `T`: `None`
+/// when `T` needs no drop (no function compiled for it).
+#[doc(hidden)]
+pub const fn member_drop<T>() -> Option<unsafe fn(*mut u8)> {
+    if core::mem::needs_drop::<T>() {
+        Some(drop_member::<T>)
+    } else {
+        None
+    }
+}
+
 /// The view of member `I` of a [`Grouped`] storage as a column.
 ///
 /// ```

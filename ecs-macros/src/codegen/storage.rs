@@ -126,6 +126,16 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
         _ => quote!((0, 0, 0)),
     });
+    // The drop of a tag's or a grouped member's value, `None` when it needs
+    // none (and for the other storages, whose columns know their drop).
+    let drops = model.components.iter().map(|comp| {
+        let path = comp.path;
+        match comp.storage {
+            Storage::Tag => quote!(::ecs::__private::tag_drop::<#path>()),
+            Storage::Grouped { .. } => quote!(::ecs::__private::member_drop::<#path>()),
+            _ => quote!(::core::option::Option::None),
+        }
+    });
     quote! {
         #(#checks)*
         #[doc(hidden)]
@@ -147,6 +157,12 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             /// what `relocate_grouped` needs of it (unread without groups).
             #[allow(dead_code)]
             const MEMBERS: [(usize, usize, u8); #n] = [#(#members),*];
+            /// By component index, the drop that `discard_tag` and
+            /// `discard_grouped` are given for a tag's or a grouped
+            /// member's value (`None` when it needs none, and for the
+            /// others).
+            #[allow(dead_code)]
+            const DROPS: [::core::option::Option<unsafe fn(*mut u8)>; #n] = [#(#drops),*];
         }
         // SAFETY: each field not a group's is the `Column` of one of this
         // declaration's `Component` impls (its `column` accessor returns the
@@ -232,13 +248,13 @@ const SHARED: [Shared; 5] = [
     ),
     (
         |s| matches!(s, Storage::Tag),
-        None,
+        Some("discard_tag"),
         "relocate_tag",
         Some("relocate_tag"),
     ),
     (
         |s| matches!(s, Storage::Grouped { .. }),
-        None,
+        Some("discard_grouped"),
         "relocate_grouped",
         Some("relocate_grouped"),
     ),
@@ -292,6 +308,30 @@ fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
             shared[c] = true;
         }
         let function = format_ident!("{}", function);
+        if function == "discard_tag" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: `index` is one of this arm's components, all
+                    // tags, so the field of the storages struct at byte
+                    // `OFFSETS[index]` is its `Tag`, and `DROPS[index]` its
+                    // type's `tag_drop`; the pointer comes from the `&mut`
+                    // storages, borrowed for the call.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::DROPS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
+        if function == "discard_grouped" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: as in `relocate_component`'s arm of the
+                    // grouped members, and `DROPS[index]` is the member
+                    // type's `member_drop`.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::MEMBERS[index], #storages::DROPS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
         if function == "relocate_grouped" {
             arms.push(quote! {
                 #(#members)|* => {
