@@ -154,7 +154,8 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
             const OFFSETS: [usize; #n] = [#(#offsets),*];
             /// By component index, a grouped member's byte offset within
             /// its group's slot, size and mask bit (zeros for the others):
-            /// what `relocate_grouped` needs of it (unread without groups).
+            /// what `relocate_grouped` and `discard_grouped` need of it
+            /// (unread without groups).
             #[allow(dead_code)]
             const MEMBERS: [(usize, usize, u8); #n] = [#(#members),*];
             /// By component index, the drop that `discard_tag` and
