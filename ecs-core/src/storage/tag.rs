@@ -260,12 +260,11 @@ pub unsafe fn relocate_tag(storages: *mut u8, offset: usize, from: EntityId, to:
 pub unsafe fn discard_tag(storages: *mut u8, offset: usize, drop: Option<unsafe fn(*mut u8)>, id: EntityId) {
     // SAFETY: as in `relocate_tag`.
     let present = unsafe { &mut *(storages.add(offset) as *mut Presence) };
-    if present.remove(id.index()) {
-        if let Some(drop) = drop {
-            // SAFETY: one zero-sized value was held for the id, whose bit
-            // is clear now: `drop` (the tag type's) drops it once, here.
-            unsafe { drop(NonNull::<u8>::dangling().as_ptr()) };
-        }
+    // The bit first: a value was held only when it was set.
+    if let (true, Some(drop)) = (present.remove(id.index()), drop) {
+        // SAFETY: one zero-sized value was held for the id, whose bit is
+        // clear now: `drop` (the tag type's) drops it once, here.
+        unsafe { drop(NonNull::<u8>::dangling().as_ptr()) };
     }
 }
 
