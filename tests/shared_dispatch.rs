@@ -1,8 +1,10 @@
 //! The dispatches by component index (`remove_component`,
 //! `relocate_component`, `swap_component`) share one untyped arm between
 //! all the `contiguous` components of a declaration, one between the
-//! `sparse_set` ones and one between the `hash_map` ones, which finds each
-//! column by its field's byte offset: with components of every storage
+//! `sparse_set` ones, one between the `hash_map` ones, and (relocations
+//! and swaps) one between the `tag` ones and one between the grouped
+//! members of every group, which finds each column by its field's byte
+//! offset (and a member by its offset within its group's slot): with components of every storage
 //! interleaved, of different sizes and needing drop, every kill (removal),
 //! and under `layout: archetypes` every arrangement (relocations and
 //! swaps), must reach the column of the component asked for, and drop each
@@ -30,12 +32,18 @@ pub struct F(pub u64, pub Arc<()>);
 pub struct G;
 #[derive(Debug)]
 pub struct H(pub u32, pub Arc<()>);
+#[derive(Debug)]
+pub struct I(pub u8, pub Arc<()>);
+#[derive(Debug)]
+pub struct J(pub [u64; 2], pub Arc<()>);
+#[derive(Debug)]
+pub struct K(pub u16, pub Arc<()>);
 
 /// The tokens, one per component type.
-struct Tokens([Arc<()>; 7]);
+struct Tokens([Arc<()>; 10]);
 
 /// The test's view of an entity: each component's number, if held.
-type Shadow = [Option<u64>; 7];
+type Shadow = [Option<u64>; 10];
 
 /// A deterministic pseudo-random sequence.
 struct Lcg(u64);
@@ -54,6 +62,22 @@ macro_rules! case {
     ($test:ident, $layout:ident) => {
         mod $test {
             use super::*;
+            use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+            /// Drops of this module's `Mark`s (one module per test: no other
+            /// test drops them).
+            static MARKS: AtomicUsize = AtomicUsize::new(0);
+
+            /// A tag that needs drop: its removal's shared arm must call
+            /// its drop, once per value.
+            #[derive(Debug)]
+            pub struct Mark;
+
+            impl Drop for Mark {
+                fn drop(&mut self) {
+                    MARKS.fetch_add(1, SeqCst);
+                }
+            }
 
             ecs::declare_context! {
                 pub context Ctx {
@@ -63,9 +87,11 @@ macro_rules! case {
                         B: sparse_set;
                         C: hash_map;
                         G: tag;
+                        Mark: tag;
                         D: contiguous;
                         (H, E): grouped;
                         F: sparse_set;
+                        (J, I, K): grouped;
                     }
                     systems {}
                 }
@@ -74,6 +100,39 @@ macro_rules! case {
             #[test]
             fn every_value_reaches_its_own_column() {
                 run::<Ctx>(Ctx::new(), 0xd15c);
+            }
+
+            #[test]
+            fn a_tag_that_needs_drop_is_dropped_once_by_a_kill() {
+                let mut cx = Ctx::new();
+                let es: Vec<ecs::Entity> = cx.step(|p| {
+                    (0..10)
+                        .map(|i| {
+                            let e = p.create().unwrap();
+                            p.add(e, G).unwrap();
+                            if i % 2 == 0 {
+                                p.add(e, Mark).unwrap();
+                            }
+                            e
+                        })
+                        .collect()
+                });
+                assert_eq!(MARKS.load(SeqCst), 0);
+                cx.step(|p| {
+                    for &e in &es[..6] {
+                        assert!(p.kill(e));
+                    }
+                });
+                cx.step(|p| {
+                    for (i, &e) in es.iter().enumerate().skip(6) {
+                        assert_eq!(p.has::<Mark>(e), i % 2 == 0);
+                        assert!(p.has::<G>(e));
+                    }
+                });
+                // Entities 0, 2 and 4 held one.
+                assert_eq!(MARKS.load(SeqCst), 3);
+                drop(cx);
+                assert_eq!(MARKS.load(SeqCst), 5);
             }
         }
     };
@@ -93,6 +152,9 @@ where
     E: Component<Cx>,
     F: Component<Cx>,
     H: Component<Cx>,
+    I: Component<Cx>,
+    J: Component<Cx>,
+    K: Component<Cx>,
 {
     let token = t.0[k].clone();
     let r = match k {
@@ -102,7 +164,10 @@ where
         3 => p.add(e, D(n as u16, token)).map(drop),
         4 => p.add(e, E([n as u32; 5], token)).map(drop),
         5 => p.add(e, F(n, token)).map(drop),
-        _ => p.add(e, H(n as u32, token)).map(drop),
+        6 => p.add(e, H(n as u32, token)).map(drop),
+        7 => p.add(e, I(n as u8, token)).map(drop),
+        8 => p.add(e, J([n, !n], token)).map(drop),
+        _ => p.add(e, K(n as u16, token)).map(drop),
     };
     r.unwrap();
 }
@@ -118,6 +183,9 @@ where
     E: Component<Cx>,
     F: Component<Cx>,
     H: Component<Cx>,
+    I: Component<Cx>,
+    J: Component<Cx>,
+    K: Component<Cx>,
 {
     match k {
         0 => p.get::<A>(e).map(|v| v.0 as u64),
@@ -133,7 +201,13 @@ where
             v.0[0] as u64
         }),
         5 => p.get::<F>(e).map(|v| v.0),
-        _ => p.get::<H>(e).map(|v| v.0 as u64),
+        6 => p.get::<H>(e).map(|v| v.0 as u64),
+        7 => p.get::<I>(e).map(|v| v.0 as u64),
+        8 => p.get::<J>(e).map(|v| {
+            assert_eq!(v.0[1], !v.0[0]);
+            v.0[0]
+        }),
+        _ => p.get::<K>(e).map(|v| v.0 as u64),
     }
 }
 
@@ -150,6 +224,9 @@ where
     E: Component<Cx>,
     F: Component<Cx>,
     H: Component<Cx>,
+    I: Component<Cx>,
+    J: Component<Cx>,
+    K: Component<Cx>,
     G: Component<Cx>,
 {
     let t = Tokens(core::array::from_fn(|_| Arc::new(())));
@@ -160,7 +237,7 @@ where
         cx.step(|p| {
             for _ in 0..rng.below(20) {
                 let e = p.create().unwrap();
-                let mut s: Shadow = [None; 7];
+                let mut s: Shadow = [None; 10];
                 for (k, slot) in s.iter_mut().enumerate() {
                     if rng.below(2) == 0 {
                         n += 1;

@@ -4,9 +4,9 @@ pub use crate::decl::{new_column, new_group, relocate_value, remove_value, swap_
 pub use crate::many_query::DeclaredMany;
 pub use crate::resource::new_resource_cell;
 pub use crate::storage::{
-    discard_contiguous, discard_hash_map, discard_sparse_set, relocate_contiguous, relocate_hash_map,
-    relocate_sparse_set, relocate_tag, Column, Contiguous, Group, GroupColumn, Grouped, HashMapStorage, ManyColumn,
-    SparseSetStorage, Storage, Tag,
+    discard_contiguous, discard_grouped, discard_hash_map, discard_sparse_set, discard_tag, member_drop,
+    relocate_contiguous, relocate_grouped, relocate_hash_map, relocate_sparse_set, relocate_tag, tag_drop, Column,
+    Contiguous, Group, GroupColumn, Grouped, HashMapStorage, ManyColumn, SparseSetStorage, Storage, Tag,
 };
 pub use crate::*;
 

@@ -202,6 +202,9 @@ unsafe fn move_member(from: *mut u8, to: *mut u8, size: usize, masks: &mut [u8],
 ///     assert_eq!(p.get::<Velocity>(e).map(|v| v.0), Some(2.0));
 /// });
 /// ```
+// `repr(C)`: its first two fields are laid out as a `GroupCells`' whatever
+// `G`, which `relocate_grouped` reaches untyped.
+#[repr(C)]
 pub struct Grouped<G: Group> {
     slots: Slots,
     masks: Vec<u8>,
@@ -412,6 +415,122 @@ impl<G: Group> Drop for Grouped<G> {
             // (and dropped) once; the storage is not used after its `drop`.
             unsafe { G::drop_members(self.slot(i), bit) }
         });
+    }
+}
+
+/// The fields of a [`Grouped`] that do not depend on its members' types,
+/// laid out as its first fields (both `repr(C)`).
+#[repr(C)]
+struct GroupCells {
+    slots: Slots,
+    masks: Vec<u8>,
+}
+
+/// [`Column::relocate`] (and so [`Column::swap`]) of a grouped member, whatever
+/// its group and type: the arm that the declaration's `relocate_component`
+/// and `swap_component` share between all its grouped members (see
+/// [`discard_contiguous`](super::discard_contiguous)). `offset` is the
+/// byte offset of the member's `Grouped` in `storages`, `member` the
+/// member's byte offset within a slot, its size and its mask bit.
+///
+/// # Safety
+/// `storages` is valid for reads and writes, and nothing else accesses
+/// it during the call; the bytes at `offset` from it hold a live
+/// `Grouped<G>` (of any `G`), a member of which is at byte `member.0` of
+/// each `G::Slots`, `member.1` bytes, its mask bit `member.2`.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn relocate_grouped(
+    storages: *mut u8,
+    offset: usize,
+    member: (usize, usize, u8),
+    from: EntityId,
+    to: EntityId,
+) {
+    // SAFETY: a `Grouped<G>` at `offset` of `storages` (the caller's
+    // contract), exclusively accessible, starts with a `GroupCells`' fields
+    // (both `repr(C)`, `Grouped`'s last field a zero-sized `PhantomData`).
+    let g = unsafe { &mut *(storages.add(offset) as *mut GroupCells) };
+    let (f, t) = (from.index(), to.index());
+    let (at, size, bit) = member;
+    if f == t || g.masks.get(f).is_none_or(|m| m & bit == 0) {
+        return;
+    }
+    if t >= g.slots.len() {
+        // Grown as `Grouped::grow_for` does (doubling); new bits clear.
+        let len = (t + 1).max(g.slots.len() * 2);
+        g.slots.grow_to(len);
+        g.masks.resize(len, 0);
+    }
+    let slot = g.slots.item_size();
+    let base = g.slots.base().as_ptr();
+    // SAFETY: `f` (whose member is present, so `f < masks.len() ==
+    // slots.len()`) and `t` (grown above) are live slots of `slot` bytes;
+    // the member's field is at byte `at` of each (the caller's contract).
+    let (pf, pt) = unsafe { (base.add(f * slot + at), base.add(t * slot + at)) };
+    // SAFETY: `pf` and `pt` are the member's fields in the distinct cells
+    // `f` and `t` (`size` bytes each, not overlapping), `masks` the group's
+    // bits, `bit` set exactly for the cells whose member is initialised,
+    // and `f`'s is.
+    unsafe { move_member(pf, pt, size, &mut g.masks, bit, f, t) };
+}
+
+/// [`Column::discard`] of a grouped member, whatever its group and type:
+/// the arm that the declaration's `remove_component` shares between all its
+/// grouped members (see [`relocate_grouped`]). `drop` drops a value of the
+/// member's type (`None` when it needs no drop: clearing its bit is all).
+///
+/// # Safety
+/// As [`relocate_grouped`]'s, and `drop`, if any, drops a value of the
+/// member's type at the pointer it is given.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_grouped(
+    storages: *mut u8,
+    offset: usize,
+    member: (usize, usize, u8),
+    drop: Option<unsafe fn(*mut u8)>,
+    id: EntityId,
+) {
+    // SAFETY: as in `relocate_grouped`.
+    let g = unsafe { &mut *(storages.add(offset) as *mut GroupCells) };
+    let i = id.index();
+    let (at, _, bit) = member;
+    match g.masks.get_mut(i) {
+        Some(m) if *m & bit != 0 => *m &= !bit,
+        _ => return,
+    }
+    if let Some(drop) = drop {
+        // SAFETY: the bit was set, so `i < masks.len() == slots.len()` (a
+        // live slot) and the member at byte `at` of it is initialised (the
+        // caller's contract); its bit is cleared first, so a panicking
+        // `drop` leaves it dropped, never read again before being rewritten.
+        unsafe { drop(g.slots.base().as_ptr().add(i * g.slots.item_size() + at)) };
+    }
+}
+
+/// Drops the `T` at `value`: the drop of a grouped member that needs one,
+/// given by pointer to [`discard_grouped`].
+///
+/// # Safety
+/// `value` points to a `T` that is not used again.
+unsafe fn drop_member<T>(value: *mut u8) {
+    // SAFETY: forwarded from the caller.
+    unsafe { value.cast::<T>().drop_in_place() }
+}
+
+/// What [`discard_grouped`] is given to drop a member of type `T`: `None`
+/// when `T` needs no drop (no function compiled for it).
+#[doc(hidden)]
+pub const fn member_drop<T>() -> Option<unsafe fn(*mut u8)> {
+    if core::mem::needs_drop::<T>() {
+        Some(drop_member::<T>)
+    } else {
+        None
     }
 }
 

@@ -34,11 +34,11 @@ mod sparse_set;
 mod tag;
 
 pub use contiguous::{discard_contiguous, relocate_contiguous, Contiguous};
-pub use grouped::{Group, GroupColumn, Grouped, Member};
+pub use grouped::{discard_grouped, member_drop, relocate_grouped, Group, GroupColumn, Grouped, Member};
 pub use hash_map::{discard_hash_map, relocate_hash_map, HashMapStorage};
 pub use many::{IterMut, ManyColumn, ManyFetch, ManyMut, ManyRef};
 pub use sparse_set::{discard_sparse_set, relocate_sparse_set, SparseSetStorage};
-pub use tag::{relocate_tag, Tag};
+pub use tag::{discard_tag, relocate_tag, tag_drop, Tag};
 
 use crate::error::EntityLimit;
 use crate::handle::EntityId;

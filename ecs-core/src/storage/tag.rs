@@ -245,6 +245,51 @@ pub unsafe fn relocate_tag(storages: *mut u8, offset: usize, from: EntityId, to:
     move_bit(present, from.index(), to.index());
 }
 
+/// [`Column::discard`] of the `Tag` column at byte `offset` of `storages`,
+/// whatever its tag type: the arm that the declaration's `remove_component`
+/// shares between all its `tag` components (see [`relocate_tag`]). `drop`
+/// drops the tag's (zero-sized) value: `None` when it needs no drop.
+///
+/// # Safety
+/// As [`relocate_tag`]'s, and `drop`, if any, is [`tag_drop`]'s for the
+/// tag's type.
+#[doc(hidden)]
+// Inlined in an optimised build only: a debug build calls the copy in
+// `ecs-core` rather than compile one in the declaring crate.
+#[cfg_attr(not(debug_assertions), inline)]
+pub unsafe fn discard_tag(storages: *mut u8, offset: usize, drop: Option<unsafe fn(*mut u8)>, id: EntityId) {
+    // SAFETY: as in `relocate_tag`.
+    let present = unsafe { &mut *(storages.add(offset) as *mut Presence) };
+    // The bit first: a value was held only when it was set.
+    if let (true, Some(drop)) = (present.remove(id.index()), drop) {
+        // SAFETY: one zero-sized value was held for the id, whose bit is
+        // clear now: `drop` (the tag type's) drops it once, here.
+        unsafe { drop(NonNull::<u8>::dangling().as_ptr()) };
+    }
+}
+
+/// Drops the zero-sized `T` held for a cleared bit, ignoring the pointer it
+/// is given (a `T` is read at its own aligned dangling address).
+///
+/// # Safety
+/// A `T` was held and is not used again.
+unsafe fn drop_tag<T>(_: *mut u8) {
+    // SAFETY: forwarded from the caller; a zero-sized `T` is at any aligned
+    // non-null address.
+    unsafe { core::ptr::drop_in_place(Tag::<T>::DANGLING.as_ptr()) }
+}
+
+/// What [`discard_tag`] is given to drop a tag of type `T`: `None` when
+/// `T` needs no drop (no function compiled for it).
+#[doc(hidden)]
+pub const fn tag_drop<T>() -> Option<unsafe fn(*mut u8)> {
+    if core::mem::needs_drop::<T>() {
+        Some(drop_tag::<T>)
+    } else {
+        None
+    }
+}
+
 /// [`Column::relocate`] of a tag: zero-sized values are all alike, so
 /// moving one is moving its bit, and an unclaimed one at `to` trades places
 /// with it (both bits stay). Not generic: compiled once, not per tag type

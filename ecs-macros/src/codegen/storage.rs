@@ -106,11 +106,34 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
     });
     let checks = model.components.iter().map(tag_check);
     let n = model.components.len();
-    let offsets = (0..n).map(|c| match model.components[c].storage {
-        Storage::Grouped { .. } => quote!(0),
-        _ => {
-            let f = field(model, c);
-            quote!(::core::mem::offset_of!(#storages, #f))
+    let offsets = (0..n).map(|c| {
+        let f = field(model, c);
+        quote!(::core::mem::offset_of!(#storages, #f))
+    });
+    // A grouped member's byte offset within its group's slot (a tuple of
+    // `MaybeUninit`s, `Group::Slots`), its size and its mask bit; zeros
+    // for the others.
+    let members = (0..n).map(|c| match model.components[c].storage {
+        Storage::Grouped { group, member } => {
+            let slots = model.groups[group].iter().map(|&m| {
+                let path = model.components[m].path;
+                quote!(::core::mem::MaybeUninit<#path>)
+            });
+            let path = model.components[c].path;
+            let bit = 1u8 << member;
+            let member = syn::Index::from(member);
+            quote!((::core::mem::offset_of!((#(#slots,)*), #member), ::core::mem::size_of::<#path>(), #bit))
+        }
+        _ => quote!((0, 0, 0)),
+    });
+    // The drop of a tag's or a grouped member's value, `None` when it needs
+    // none (and for the other storages, whose columns know their drop).
+    let drops = model.components.iter().map(|comp| {
+        let path = comp.path;
+        match comp.storage {
+            Storage::Tag => quote!(::ecs::__private::tag_drop::<#path>()),
+            Storage::Grouped { .. } => quote!(::ecs::__private::member_drop::<#path>()),
+            _ => quote!(::core::option::Option::None),
         }
     });
     quote! {
@@ -123,11 +146,24 @@ pub fn emit(model: &Model, names: &Names) -> TokenStream {
         }
         impl #storages {
             /// The byte offset of each component's field, by component
-            /// index (0 for a grouped one): where the dispatches by
-            /// component index find the columns they reach untyped (unread
-            /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+            /// index (its group's for a grouped one): where the dispatches
+            /// by component index find the columns they reach untyped
+            /// (unread when no component is `contiguous`, `sparse_set`,
+            /// `hash_map`, `tag` or grouped).
             #[allow(dead_code)]
             const OFFSETS: [usize; #n] = [#(#offsets),*];
+            /// By component index, a grouped member's byte offset within
+            /// its group's slot, size and mask bit (zeros for the others):
+            /// what `relocate_grouped` and `discard_grouped` need of it
+            /// (unread without groups).
+            #[allow(dead_code)]
+            const MEMBERS: [(usize, usize, u8); #n] = [#(#members),*];
+            /// By component index, the drop that `discard_tag` and
+            /// `discard_grouped` are given for a tag's or a grouped
+            /// member's value (`None` when it needs none, and for the
+            /// others).
+            #[allow(dead_code)]
+            const DROPS: [::core::option::Option<unsafe fn(*mut u8)>; #n] = [#(#drops),*];
         }
         // SAFETY: each field not a group's is the `Column` of one of this
         // declaration's `Component` impls (its `column` accessor returns the
@@ -192,7 +228,7 @@ type Shared = (
     &'static str,
     Option<&'static str>,
 );
-const SHARED: [Shared; 4] = [
+const SHARED: [Shared; 5] = [
     (
         |s| matches!(s, Storage::Contiguous),
         Some("discard_contiguous"),
@@ -213,9 +249,15 @@ const SHARED: [Shared; 4] = [
     ),
     (
         |s| matches!(s, Storage::Tag),
-        None,
+        Some("discard_tag"),
         "relocate_tag",
         Some("relocate_tag"),
+    ),
+    (
+        |s| matches!(s, Storage::Grouped { .. }),
+        Some("discard_grouped"),
+        "relocate_grouped",
+        Some("relocate_grouped"),
     ),
 ];
 
@@ -267,6 +309,44 @@ fn component_arms(model: &Model, names: &Names, op: Op) -> Vec<TokenStream> {
             shared[c] = true;
         }
         let function = format_ident!("{}", function);
+        if function == "discard_tag" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: `index` is one of this arm's components, all
+                    // tags, so the field of the storages struct at byte
+                    // `OFFSETS[index]` is its `Tag`, and `DROPS[index]` its
+                    // type's `tag_drop`; the pointer comes from the `&mut`
+                    // storages, borrowed for the call.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::DROPS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
+        if function == "discard_grouped" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: as in `relocate_component`'s arm of the
+                    // grouped members, and `DROPS[index]` is the member
+                    // type's `member_drop`.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::MEMBERS[index], #storages::DROPS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
+        if function == "relocate_grouped" {
+            arms.push(quote! {
+                #(#members)|* => {
+                    // SAFETY: `index` is one of this arm's components, all
+                    // grouped, so the field of the storages struct at byte
+                    // `OFFSETS[index]` is its group's `Grouped`, whose
+                    // slots hold it at `MEMBERS[index]`'s offset, of its
+                    // size, with its bit; the pointer comes from the `&mut`
+                    // storages, borrowed for the call.
+                    unsafe { ::ecs::__private::#function(storages as *mut #storages as *mut u8, #storages::OFFSETS[index], #storages::MEMBERS[index], #shared_args) }
+                }
+            });
+            continue;
+        }
         arms.push(quote! {
             #(#members)|* => {
                 // SAFETY: `index` is one of this arm's components, all

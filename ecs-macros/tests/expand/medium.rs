@@ -330,10 +330,27 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
                     )
                 }
             }
-            6usize => ::ecs::__private::remove_value::<Stress, C6>(storages, id),
-            7usize => ::ecs::__private::remove_value::<Stress, C7>(storages, id),
-            8usize => ::ecs::__private::remove_value::<Stress, C8>(storages, id),
-            9usize => ::ecs::__private::remove_value::<Stress, C9>(storages, id),
+            8usize | 9usize => {
+                unsafe {
+                    ::ecs::__private::discard_tag(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        __StressStorages::DROPS[index],
+                        id,
+                    )
+                }
+            }
+            6usize | 7usize => {
+                unsafe {
+                    ::ecs::__private::discard_grouped(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        __StressStorages::MEMBERS[index],
+                        __StressStorages::DROPS[index],
+                        id,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -384,8 +401,17 @@ unsafe impl ::ecs::__private::ContextDecl for Stress {
                     )
                 }
             }
-            6usize => ::ecs::__private::relocate_value::<Stress, C6>(storages, from, to),
-            7usize => ::ecs::__private::relocate_value::<Stress, C7>(storages, from, to),
+            6usize | 7usize => {
+                unsafe {
+                    ::ecs::__private::relocate_grouped(
+                        storages as *mut __StressStorages as *mut u8,
+                        __StressStorages::OFFSETS[index],
+                        __StressStorages::MEMBERS[index],
+                        from,
+                        to,
+                    )
+                }
+            }
             _ => {}
         }
     }
@@ -443,9 +469,10 @@ pub struct __StressStorages {
 }
 impl __StressStorages {
     /// The byte offset of each component's field, by component
-    /// index (0 for a grouped one): where the dispatches by
-    /// component index find the columns they reach untyped (unread
-    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+    /// index (its group's for a grouped one): where the dispatches
+    /// by component index find the columns they reach untyped
+    /// (unread when no component is `contiguous`, `sparse_set`,
+    /// `hash_map`, `tag` or grouped).
     #[allow(dead_code)]
     const OFFSETS: [usize; 16usize] = [
         ::core::mem::offset_of!(__StressStorages, c0),
@@ -454,8 +481,8 @@ impl __StressStorages {
         ::core::mem::offset_of!(__StressStorages, c3),
         ::core::mem::offset_of!(__StressStorages, c4),
         ::core::mem::offset_of!(__StressStorages, c5),
-        0,
-        0,
+        ::core::mem::offset_of!(__StressStorages, g0),
+        ::core::mem::offset_of!(__StressStorages, g0),
         ::core::mem::offset_of!(__StressStorages, c8),
         ::core::mem::offset_of!(__StressStorages, c9),
         ::core::mem::offset_of!(__StressStorages, c10),
@@ -464,6 +491,64 @@ impl __StressStorages {
         ::core::mem::offset_of!(__StressStorages, c13),
         ::core::mem::offset_of!(__StressStorages, c14),
         ::core::mem::offset_of!(__StressStorages, c15),
+    ];
+    /// By component index, a grouped member's byte offset within
+    /// its group's slot, size and mask bit (zeros for the others):
+    /// what `relocate_grouped` and `discard_grouped` need of it
+    /// (unread without groups).
+    #[allow(dead_code)]
+    const MEMBERS: [(usize, usize, u8); 16usize] = [
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (
+            ::core::mem::offset_of!(
+                (::core::mem::MaybeUninit < C6 >, ::core::mem::MaybeUninit < C7 >,), 0
+            ),
+            ::core::mem::size_of::<C6>(),
+            1u8,
+        ),
+        (
+            ::core::mem::offset_of!(
+                (::core::mem::MaybeUninit < C6 >, ::core::mem::MaybeUninit < C7 >,), 1
+            ),
+            ::core::mem::size_of::<C7>(),
+            2u8,
+        ),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+        (0, 0, 0),
+    ];
+    /// By component index, the drop that `discard_tag` and
+    /// `discard_grouped` are given for a tag's or a grouped
+    /// member's value (`None` when it needs none, and for the
+    /// others).
+    #[allow(dead_code)]
+    const DROPS: [::core::option::Option<unsafe fn(*mut u8)>; 16usize] = [
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::ecs::__private::member_drop::<C6>(),
+        ::ecs::__private::member_drop::<C7>(),
+        ::ecs::__private::tag_drop::<C8>(),
+        ::ecs::__private::tag_drop::<C9>(),
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
+        ::core::option::Option::None,
     ];
 }
 unsafe impl ::core::marker::Send for __StressStorages {}

@@ -271,11 +271,26 @@ pub struct __GameStorages {
 }
 impl __GameStorages {
     /// The byte offset of each component's field, by component
-    /// index (0 for a grouped one): where the dispatches by
-    /// component index find the columns they reach untyped (unread
-    /// when no component is `contiguous`, `sparse_set`, `hash_map` or `tag`).
+    /// index (its group's for a grouped one): where the dispatches
+    /// by component index find the columns they reach untyped
+    /// (unread when no component is `contiguous`, `sparse_set`,
+    /// `hash_map`, `tag` or grouped).
     #[allow(dead_code)]
     const OFFSETS: [usize; 1usize] = [::core::mem::offset_of!(__GameStorages, c0)];
+    /// By component index, a grouped member's byte offset within
+    /// its group's slot, size and mask bit (zeros for the others):
+    /// what `relocate_grouped` and `discard_grouped` need of it
+    /// (unread without groups).
+    #[allow(dead_code)]
+    const MEMBERS: [(usize, usize, u8); 1usize] = [(0, 0, 0)];
+    /// By component index, the drop that `discard_tag` and
+    /// `discard_grouped` are given for a tag's or a grouped
+    /// member's value (`None` when it needs none, and for the
+    /// others).
+    #[allow(dead_code)]
+    const DROPS: [::core::option::Option<unsafe fn(*mut u8)>; 1usize] = [
+        ::core::option::Option::None,
+    ];
 }
 unsafe impl ::core::marker::Send for __GameStorages {}
 unsafe impl ::core::marker::Sync for __GameStorages {}
