@@ -881,12 +881,11 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
             // long as `bundles`.
             let n = ids.len();
             debug_assert_eq!(n, bundles.len());
-            let first = bundles.base().as_ptr().cast::<u8>();
             // The `n` values stay where they are, given up to
             // `store_collected` (moved out one by one, or dropped by its
             // guard). The array keeps its buffer, freed when it drops,
             // after the call.
-            bundles.forget_all();
+            let first = bundles.forget_all();
             // SAFETY: `first` holds `n` initialised `B`s given up above, of
             // `size_of::<B>()` bytes each; `store_at::<Cx, B>` stores a
             // `B`, whose drop function is `Drops::<B>::RUN`, with the
@@ -906,10 +905,9 @@ impl<Cx: ContextDecl> Defer<'_, Cx> {
         #[cfg(debug_assertions)]
         {
             let n = bundles.len();
-            let first = bundles.base().as_ptr().cast::<u8>();
             // As above: the values are given up to `spawn_stored`, which
             // drops them if there is no room.
-            bundles.forget_all();
+            let first = bundles.forget_all();
             // SAFETY: as above; `ids`, if given, came from `batch_ids` (in
             // `spawn_batch`).
             unsafe {

@@ -319,12 +319,13 @@ impl<T> Packed<T> {
     }
 
     /// Gives up every value without dropping it, keeping the memory: the
-    /// caller owns the `len()` values from `base()` from now on (moves them
-    /// out or drops them), as `Defer::spawn_collected` does with the
-    /// bundles it collected here.
+    /// caller owns the `len()` values from the returned address (`base()`,
+    /// untyped) from now on (moves them out or drops them), as
+    /// `Defer::spawn_collected` does with the bundles it collected here.
     #[inline]
-    pub(crate) fn forget_all(&mut self) {
+    pub(crate) fn forget_all(&mut self) -> *mut u8 {
         self.raw.len = 0;
+        self.raw.slots.base().as_ptr()
     }
 
     /// Drops every value, keeping the memory (see [`RawPacked::clear`]).
