@@ -9,6 +9,10 @@ mod sim;
 #[path = "../examples/particles/handwritten.rs"]
 mod handwritten;
 
+#[path = "../examples/particles/run.rs"]
+#[expect(dead_code, reason = "these tests use the benchmark's statistics only")]
+mod run;
+
 use handwritten::Handwritten;
 use sim::*;
 
@@ -319,4 +323,21 @@ fn fan_appends_five_triangles_of_centre_and_two_neighbouring_corners() {
         assert_eq!(triangle, [centre, corner(t), corner(t + 1)], "triangle {t}");
     }
     assert_ne!(corner(0), corner(1), "the corners differ");
+}
+
+/// The benchmark's ratio pairs each run's times: a slow phase that moves both
+/// times of one run, or a pair out of line, leaves the median of the ratios
+/// where the ratio of the medians would follow it.
+#[test]
+fn the_benchmark_ratio_pairs_runs() {
+    // Runs 0 and 1 with a core taken from both subjects; run 3 out of line.
+    let ecs = [1092.0, 1080.0, 733.0, 820.0, 760.0];
+    let hand = [1115.0, 1120.0, 740.0, 750.0, 750.0];
+    let paired = run::median_of_ratios(&ecs, &hand);
+    assert!((paired - 733.0 / 740.0).abs() < 1e-12, "{paired}");
+    // The ratio of the medians pairs ecs's run 3 with hand's run 2.
+    assert!((run::median(&ecs) / run::median(&hand) - 820.0 / 750.0).abs() < 1e-12);
+    assert_eq!(run::median_of_ratios(&[2.0, 9.0], &[1.0]), 2.0);
+    assert_eq!(run::median_of_ratios(&[], &[]), 0.0);
+    assert_eq!(run::median_of_ratios(&[3.0, 1.0], &[1.0, 1.0]), 2.0);
 }

@@ -84,3 +84,17 @@ pub fn median(xs: &[f64]) -> f64 {
         n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
+
+/// Median of the ratios `xs[i] / ys[i]`: the ratio of two subjects measured
+/// in pairs, each pair close together in time (the benchmark runs every
+/// configuration of a wave size before the next size). A machine whose load
+/// changes between pairs (a second core taken for a minute by another
+/// process) moves both times of a pair, so the ratio of each pair survives
+/// it where the ratio of the two medians may pair a fast run of one subject
+/// with a slow run of the other. Pairs beyond the shorter slice are ignored;
+/// 0 when there is none.
+#[allow(dead_code, reason = "the benchmark compares subjects; the example runs one")]
+pub fn median_of_ratios(xs: &[f64], ys: &[f64]) -> f64 {
+    let ratios: Vec<f64> = xs.iter().zip(ys).map(|(x, y)| x / y).collect();
+    median(&ratios)
+}
