@@ -253,15 +253,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Without a team (one thread), after matching pending entities, each
     /// system runs in topological order, dispatched directly: no selection,
     /// no closure between the step and the system (a step of one small
-    /// system spends as long in the calls around it as in its loop).
+    /// system spends as long in the calls around it as in its loop). With a
+    /// team, the scheduler gets no selection either (`None`: every system)
+    /// and calls the one closure that dispatches: `run_selected` took a
+    /// slice of `true`s, which the counters scanned and indexed at each
+    /// decrement, and wrapped this closure in one of its own, a second
+    /// indirect call per system (callgrind `schedule_team`: COMPILE_COST.md,
+    /// eighteenth round).
     #[inline(always)]
     pub(crate) fn run_all<A: ?Sized + Sync>(&mut self, events: &mut dyn EventSink, collect: bool, args: &A)
     where
         Cx: Dispatch<A>,
     {
-        if self.team.is_none() {
-            self.prepare_run(events, collect);
-            let cx = &*self;
+        self.prepare_run(events, collect);
+        let cx = &*self;
+        let Some(team) = &*cx.team else {
             for &i in Cx::TOPOLOGICAL {
                 // SAFETY: this is the scheduler without a team (`execute`'s
                 // `None` arm, every system selected), inlined: each system
@@ -271,21 +277,13 @@ impl<Cx: ContextDecl> Context<Cx> {
                 unsafe { Cx::dispatch(cx, i, args) };
             }
             return;
-        }
-        // Every system: no allocation for the common sizes.
-        const ALL: [bool; 64] = [true; 64];
-        let n = Cx::SYSTEMS.len();
-        let many;
-        let selected: &[bool] = match ALL.get(..n) {
-            Some(all) => all,
-            None => {
-                many = all_selected(n);
-                &many
-            }
         };
-        // SAFETY: `dispatch` is called by `run_selected`'s scheduler, as its
-        // contract asks.
-        self.run_selected(selected, events, collect, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+        // SAFETY: `dispatch` is called by the scheduler, as `run_selected`'s
+        // is: each system once, never beside a conflicting one, after
+        // matching (just above), while `&mut self` keeps anything else from
+        // touching the context.
+        crate::schedule::execute_on_team::<Cx>(team, None, &|i| unsafe { Cx::dispatch(cx, i, args) });
+        self.check_started();
     }
 
     /// Matches the entities created or changed since the last matching to
@@ -320,7 +318,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     ) {
         self.prepare_run(events, collect);
         let cx = &*self;
-        crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
+        crate::schedule::execute::<Cx>(cx.team.as_ref(), Some(selected), &|i| run(cx, i));
+        self.check_started();
+    }
+
+    /// Panics if the team's helpers failed to start during the step
+    /// ([`Team::check_started`](crate::schedule::Team::check_started)).
+    #[inline]
+    fn check_started(&mut self) {
         if let Some(team) = &mut *self.team {
             team.check_started(Cx::NAME);
         }
@@ -460,16 +465,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         gather(Cx::slot_core(&self.systems, index), pending);
         self.gathered.store(true, Ordering::Relaxed);
     }
-}
-
-/// `n` systems, all selected: `vec![true; n]`, compiled here, once. Written
-/// in `run_all`, it instantiated `Vec`'s `from_elem`, `extend_with` and
-/// allocation in every crate declaring a context, for a release build
-/// (395 lines of unoptimised IR, 6% of a declaration of one system).
-#[cold]
-#[inline(never)]
-fn all_selected(n: usize) -> Vec<bool> {
-    vec![true; n]
 }
 
 /// The output and queue the last run left, unless it was the first or a
@@ -678,7 +673,7 @@ impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
 
 #[cfg(test)]
 mod tests {
-    use super::{all_selected, fit};
+    use super::fit;
 
     #[test]
     fn fit_keeps_the_first_elements_then_adds_defaults() {
@@ -691,11 +686,5 @@ mod tests {
         assert_eq!(v, [1, 2, 0, 0]);
         fit(&mut v, 0);
         assert!(v.is_empty());
-    }
-
-    #[test]
-    fn all_selected_selects_every_system() {
-        assert_eq!(all_selected(70), [true; 70]);
-        assert!(all_selected(0).is_empty());
     }
 }
