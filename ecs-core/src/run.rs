@@ -13,6 +13,7 @@ use crate::refresh_core::RefreshCore;
 use crate::sparse_set::SparseSet;
 use crate::subtask_proxy::SubtaskProxy;
 use crate::system::System;
+use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
@@ -90,6 +91,21 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }
 
+/// `&mut *$cell.get()` for `$cell`, an `UnsafeCell<$T>`, to be used inside
+/// an `unsafe` block whose caller upholds that dereference's contract (the
+/// value is not otherwise borrowed while the reference lives). A
+/// `transmute` of the cell's pointer (never null, and aligned for `$T`:
+/// it points into the cell) rather than its dereference, which a debug
+/// build checks at run time (alignment and null: a comparison, a branch
+/// and a panic's call each), three per system's run compiled into the
+/// context's `dispatch` (COMPILE_COST.md, eighteenth round). The same code
+/// in an optimised build.
+macro_rules! cell_mut {
+    ($cell:expr, $T:ty) => {
+        core::mem::transmute::<*mut $T, &mut $T>(UnsafeCell::get(&$cell))
+    };
+}
+
 /// The body of a system's run ([`Context::run_with`] with the code as
 /// closures, [`Context::run_system_with_data`] with the system's own
 /// methods), with the code of the four steps as expressions of the names
@@ -133,11 +149,14 @@ macro_rules! run_body {
         // adapter), whose scheduler runs `S` once and its descendants, the
         // only systems that read its cells, after this returns
         // (`system_cell.rs`'s documentation).
+        // Each cell's reference by `cell_mut!`, not `&mut *cell.get()`: a
+        // debug build checked each of those dereferences (alignment, null:
+        // 96 checks and their panics in the 64/32 declaration's `dispatch`).
         let ($state, $outputs, scratch) = unsafe {
             (
-                &mut *slot.state.get(),
-                &mut *slot.outputs.get(),
-                &mut *slot.scratch.get(),
+                cell_mut!(slot.state, $S),
+                cell_mut!(slot.outputs, Vec<<$S as SystemOf<Cx>>::Output>),
+                cell_mut!(slot.scratch, Vec<Pending<Cx>>),
             )
         };
         $before;
@@ -215,6 +234,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// As [`Context::run_system`].
     #[doc(hidden)]
     #[inline(always)]
+    #[allow(
+        clippy::transmute_ptr_to_ref,
+        reason = "no run-time check of the slot's cells in a debug build (`cell_mut!`)"
+    )]
     pub unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         // The system's methods called directly, not through closures
         // (`run_body`).
@@ -344,6 +367,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// of references): then the compiler knows that none needs dropping,
     /// and a debug build compiles no drop flags and no landing pads for
     /// them into every system's run.
+    #[allow(
+        clippy::transmute_ptr_to_ref,
+        reason = "no run-time check of the slot's cells in a debug build (`cell_mut!`)"
+    )]
     pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
         &self,
         before: impl FnOnce(&mut S) + Copy,
