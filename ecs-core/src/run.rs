@@ -93,16 +93,19 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 
 /// `&mut *$cell.get()` for `$cell`, an `UnsafeCell<$T>`, to be used inside
 /// an `unsafe` block whose caller upholds that dereference's contract (the
-/// value is not otherwise borrowed while the reference lives). A
-/// `transmute` of the cell's pointer (never null, and aligned for `$T`:
-/// it points into the cell) rather than its dereference, which a debug
-/// build checks at run time (alignment and null: a comparison, a branch
-/// and a panic's call each), three per system's run compiled into the
-/// context's `dispatch` (COMPILE_COST.md, eighteenth round). The same code
-/// in an optimised build.
+/// value is not otherwise borrowed while the reference lives). The
+/// pointer is made as `UnsafeCell::get` makes it (a cast: the cell is
+/// `repr(transparent)`), and `get` itself, one more item per system for
+/// rustc to collect and inline, is not called. A `transmute` of that
+/// pointer (never null, and aligned for `$T`: it points into the cell)
+/// rather than its dereference, which a debug build checks at run time
+/// (alignment and null: a comparison, a branch and a panic's call each),
+/// three per system's run compiled into the context's `dispatch`
+/// (COMPILE_COST.md, eighteenth round). The same code in an optimised
+/// build.
 macro_rules! cell_mut {
     ($cell:expr, $T:ty) => {
-        core::mem::transmute::<*mut $T, &mut $T>(UnsafeCell::get(&$cell))
+        core::mem::transmute::<*mut $T, &mut $T>(&$cell as *const UnsafeCell<$T> as *mut $T)
     };
 }
 

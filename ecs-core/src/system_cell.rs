@@ -104,13 +104,17 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
         // Transmuted rather than dereferenced (`&*self.state.get()`): a
         // debug build checks each dereference of a raw pointer (alignment
         // and null), in this function compiled once per system another
-        // system reads (as `run.rs`'s `cell_mut!` does for the run).
+        // system reads; the pointers cast as `UnsafeCell::get` makes them,
+        // without its item per cell type (as `run.rs`'s `cell_mut!` does
+        // for the run).
         // SAFETY: the caller promises that no mutable reference exists; the
         // pointers are a cell's, never null and aligned.
         unsafe {
             (
-                core::mem::transmute::<*mut S, &S>(self.state.get()),
-                core::mem::transmute::<*mut Vec<S::Output>, &Vec<S::Output>>(self.outputs.get()),
+                core::mem::transmute::<*const S, &S>(&self.state as *const UnsafeCell<S> as *const S),
+                core::mem::transmute::<*const Vec<S::Output>, &Vec<S::Output>>(
+                    &self.outputs as *const UnsafeCell<Vec<S::Output>> as *const Vec<S::Output>,
+                ),
             )
         }
     }
