@@ -147,21 +147,21 @@ macro_rules! run_body {
         // The slot's cells reached here, as `SystemSlot::run` does: that
         // always-inlined method was one more item per system for rustc to
         // collect, compile to IR and inline in a debug build.
+        // Each cell's reference by `cell_mut!`, not `&mut *cell.get()`: a
+        // debug build checked each of those dereferences (alignment, null:
+        // 96 checks and their panics in the 64/32 declaration's `dispatch`).
+        // One `let` each, not a tuple taken apart: a debug build stored the
+        // tuple on the stack and loaded each reference back.
         // SAFETY: this is the run of `S` (`SystemSlot::run`'s contract):
         // `&self` here comes from `run_selected` (through `Dispatch` or an
         // adapter), whose scheduler runs `S` once and its descendants, the
         // only systems that read its cells, after this returns
         // (`system_cell.rs`'s documentation).
-        // Each cell's reference by `cell_mut!`, not `&mut *cell.get()`: a
-        // debug build checked each of those dereferences (alignment, null:
-        // 96 checks and their panics in the 64/32 declaration's `dispatch`).
-        let ($state, $outputs, scratch) = unsafe {
-            (
-                cell_mut!(slot.state, $S),
-                cell_mut!(slot.outputs, Vec<<$S as SystemOf<Cx>>::Output>),
-                cell_mut!(slot.scratch, Vec<Pending<Cx>>),
-            )
-        };
+        let $state = unsafe { cell_mut!(slot.state, $S) };
+        // SAFETY: as above.
+        let $outputs = unsafe { cell_mut!(slot.outputs, Vec<<$S as SystemOf<Cx>>::Output>) };
+        // SAFETY: as above.
+        let scratch = unsafe { cell_mut!(slot.scratch, Vec<Pending<Cx>>) };
         $before;
         let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.
