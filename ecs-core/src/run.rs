@@ -10,6 +10,7 @@ use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::data::{Data, Part, View};
 use crate::refresh_core::RefreshCore;
+use crate::schedule::Parallelism;
 use crate::sparse_set::SparseSet;
 use crate::subtask_proxy::SubtaskProxy;
 use crate::system::System;
@@ -115,8 +116,8 @@ macro_rules! cell_mut {
 /// given (`names`): the state (`before`), the state and the proxy
 /// (`process`), the state and the outputs (`after`), the output (`reset`),
 /// the proxy, from the system's set, the output and the queue's guard
-/// (`queue.0`), and the subtask job of a run that may split, from the set,
-/// the count of subtasks and the state.
+/// (`queue.0`), and the subtask job of a run that may split, from the
+/// state (`run_subtasks` gives it the set and the count of subtasks).
 ///
 /// A macro rather than closures for an entity system's run: each closure
 /// was one more function per system for rustc to collect, compile and
@@ -135,7 +136,7 @@ macro_rules! cell_mut {
 macro_rules! run_body {
     (
         $cx:ident, $S:ty,
-        names: |$state:ident, $outputs:ident, $set:ident, $output:ident, $queue:ident, $proxy:ident, $subtasks:ident|,
+        names: |$state:ident, $outputs:ident, $set:ident, $output:ident, $queue:ident, $proxy:ident|,
         proxy: $new:expr,
         before: $before:expr,
         process: $process:expr,
@@ -163,7 +164,6 @@ macro_rules! run_body {
         // SAFETY: as above.
         let scratch = unsafe { cell_mut!(slot.scratch, Vec<Pending<Cx>>) };
         $before;
-        let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.
         // The rest of a split run (outputs, queues, threads) is
         // `run_subtasks`, one copy per output type, calling the subtask
@@ -178,11 +178,20 @@ macro_rules! run_body {
             // (inlined when small) are compiled once per system, and the
             // queue's hand-over and unwinding once per output type, not
             // again in the context's `dispatch` (into which LLVM inlines
-            // every `run_with`). The count of subtasks is asked for here
-            // only: a run that never splits has one.
-            let $subtasks = <$S as SystemOf<Cx>>::PARALLELISM.subtasks($set.len(), $cx.threads);
-            $cx.run_subtasks(<$S as SystemOf<Cx>>::INDEX, $subtasks, &mut *$outputs, scratch, &$job);
+            // every `run_with`). The system's set and count of subtasks are
+            // found there, from its index and strategy: a debug build
+            // compiled both calls, and the subtask's three more fields,
+            // into each such system's run (COMPILE_COST.md, eighteenth
+            // round).
+            $cx.run_subtasks(
+                <$S as SystemOf<Cx>>::INDEX,
+                &<$S as SystemOf<Cx>>::PARALLELISM,
+                &mut *$outputs,
+                scratch,
+                &$job,
+            );
         } else {
+            let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
             // The run of a system that never splits: one subtask, on this
             // thread, run here: `run`, inlined, sees the constant subtask 0
             // of 1 (a system processing few entities spends as long around
@@ -246,7 +255,7 @@ impl<Cx: ContextDecl> Context<Cx> {
         // (`run_body`).
         run_body!(
             self, S,
-            names: |state, outputs, set, output, queue, proxy, subtasks|,
+            names: |state, outputs, set, output, queue, proxy|,
             // The proxy built here, not by `SubtaskProxy::new`: that
             // always-inlined constructor was one more item per system for
             // rustc to collect, compile to IR and inline in a debug build
@@ -263,10 +272,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             process: state.process(&mut proxy, args),
             after: state.after(outputs, args),
             reset: S::reset_output(&mut *output),
-            subtask: ArgsSubtask::<Cx, S, A> {
-                cx: self,
-                set,
-                subtasks,
+            subtask: ArgsSubtask::<S, A> {
                 shared: &*state,
                 args,
             },
@@ -383,17 +389,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     ) {
         run_body!(
             self, S,
-            names: |state, outputs, set, output, queue, proxy, subtasks|,
+            names: |state, outputs, set, output, queue, proxy|,
             // SAFETY: the run of one subtask's guarantees (`run_body!`).
             proxy: unsafe { <P as SubtaskProxy<Cx, S>>::new::<false>(self, set, 0, 1, output, &mut *queue.0) },
             before: before(&mut *state),
             process: process(&*state, &mut proxy),
             after: after(&mut *state, &mut outputs[..]),
             reset: reset(&mut *output),
-            subtask: SystemSubtask::<Cx, S, P, _, _> {
-                cx: self,
-                set,
-                subtasks,
+            subtask: SystemSubtask::<S, P, _, _> {
                 shared: &*state,
                 process: &process,
                 reset: &reset,
@@ -402,21 +405,25 @@ impl<Cx: ContextDecl> Context<Cx> {
         );
     }
 
-    /// The part of a split run that does not depend on the system (called
-    /// with `subtasks > 1` only): calls
-    /// `subtask.run(i, output, pending)` once for each `i < subtasks` (in
-    /// parallel on the team when there are several), on the outputs of the
-    /// last run (one per subtask) and the subtasks' queues, then hands what
-    /// they queued to system `index`'s slot for the next refresh.
+    /// The part of the run of system `index` (of strategy `parallelism`,
+    /// which may split) that does not depend on the system: finds the
+    /// system's set and its count of subtasks, calls
+    /// `subtask.run(self, set, i, subtasks, output, pending)` once for each
+    /// `i < subtasks` (in parallel on the team when there are several), on
+    /// the outputs of the last run (one per subtask) and the subtasks'
+    /// queues, then hands what they queued to system `index`'s slot for the
+    /// next refresh. `subtask` is that system's.
     #[inline(never)]
     pub(crate) fn run_subtasks<O: Default + Send>(
         &self,
         index: usize,
-        subtasks: usize,
+        parallelism: &Parallelism,
         outputs: &mut Vec<O>,
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
+        let set = self.subscriptions.of(index);
+        let subtasks = parallelism.subtasks(set.len(), self.threads);
         // Runs of systems that may split come here, split or not (`run_with`
         // runs those that never split itself).
         // Last run's outputs, one per subtask, so that `reset` may keep
@@ -450,7 +457,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                     let mut pending = core::mem::take(*pending_slot);
                     // SAFETY: `for_each_mut` calls this once per index
                     // `i < subtasks`, each with its own slot.
-                    unsafe { subtask.run(i, &mut output, &mut pending) };
+                    unsafe { subtask.run(self, set, i, subtasks, &mut output, &mut pending) };
                     **output_slot = output;
                     **pending_slot = pending;
                 });
@@ -464,7 +471,7 @@ impl<Cx: ContextDecl> Context<Cx> {
                 #[allow(clippy::needless_range_loop)]
                 for i in 0..subtasks {
                     // SAFETY: once per index `i < subtasks`, one at a time.
-                    unsafe { subtask.run(i, &mut outputs[i], &mut scratch.0[i]) };
+                    unsafe { subtask.run(self, set, i, subtasks, &mut outputs[i], &mut scratch.0[i]) };
                 }
             }
         }
@@ -560,27 +567,36 @@ fn fit<T: Default>(v: &mut Vec<T>, n: usize) {
 /// `call_once` shim with the whole subtask, `process` and all, inlined
 /// again.)
 pub(crate) trait Subtask<Cx: ContextDecl, O>: Sync {
-    /// Runs subtask `i` with its output (reset first) and queue.
+    /// Runs subtask `i` of `subtasks` over the system's set `set` of
+    /// context `cx`, with its output (reset first) and queue.
     ///
     /// # Safety
-    /// `i` is below the run's count of subtasks, and each `i` runs once
-    /// per run (its part of the system's set is its own).
-    unsafe fn run(&self, i: usize, output: &mut O, pending: &mut Pending<Cx>);
+    /// The caller is the run of the subtask's system in `cx` (as
+    /// `run_body!`'s, whose guarantees it keeps), `set` is that system's
+    /// set in `cx`'s subscriptions and `subtasks` the run's count; `i` is
+    /// below it, and each `i` runs once per run (its part of the set is its
+    /// own).
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut O,
+        pending: &mut Pending<Cx>,
+    );
 }
 
 /// The subtasks of one run of system `S`: each resets its output, builds
 /// the proxy `P` over its part of `set`, and calls `process` on it.
-struct SystemSubtask<'r, Cx: ContextDecl, S, P, F, R> {
-    cx: &'r Context<Cx>,
-    set: &'r SparseSet,
-    subtasks: usize,
+struct SystemSubtask<'r, S, P, F, R> {
     shared: &'r S,
     process: &'r F,
     reset: &'r R,
     proxy: PhantomData<fn() -> P>,
 }
 
-impl<Cx, S, P, F, R> Subtask<Cx, S::Output> for SystemSubtask<'_, Cx, S, P, F, R>
+impl<Cx, S, P, F, R> Subtask<Cx, S::Output> for SystemSubtask<'_, S, P, F, R>
 where
     Cx: ContextDecl,
     S: SystemOf<Cx>,
@@ -591,41 +607,56 @@ where
     /// A subtask of a run of a system that may split (`run_subtasks` calls
     /// it through the trait object, for each of several parts or for the
     /// whole set): not specialised for one subtask.
-    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut S::Output,
+        pending: &mut Pending<Cx>,
+    ) {
         (self.reset)(output);
-        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
-        // run's `subtasks` and run once: the caller's contract).
-        let mut proxy = unsafe { P::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
+        // SAFETY: as in `run_body`'s run of one subtask (`set` the system's,
+        // `i` below the run's `subtasks` and run once: the caller's
+        // contract).
+        let mut proxy = unsafe { P::new::<true>(cx, set, i, subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);
     }
 }
 
 /// The subtasks of one run of entity system `S` with arguments `A`: as
 /// [`SystemSubtask`], with the system's own methods rather than closures.
-struct ArgsSubtask<'r, Cx: ContextDecl, S, A: ?Sized> {
-    cx: &'r Context<Cx>,
-    set: &'r SparseSet,
-    subtasks: usize,
+struct ArgsSubtask<'r, S, A: ?Sized> {
     shared: &'r S,
     args: &'r A,
 }
 
-impl<Cx, S, A> Subtask<Cx, S::Output> for ArgsSubtask<'_, Cx, S, A>
+impl<Cx, S, A> Subtask<Cx, S::Output> for ArgsSubtask<'_, S, A>
 where
     Cx: ContextDecl,
     S: System<Cx, A>,
     A: ?Sized + Sync,
 {
     /// As `SystemSubtask::run`.
-    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut S::Output,
+        pending: &mut Pending<Cx>,
+    ) {
         S::reset_output(output);
         // Built here, not by `DataProxy::new` (one more item per system, as
         // in `run_system_with_data`).
         let mut proxy = Data {
             view: View {
-                // SAFETY: as in `run_body`'s run of one subtask (`i` below the
-                // run's `subtasks` and run once: the caller's contract).
-                part: unsafe { Part::new::<true>(self.cx, self.set, i, self.subtasks, pending) },
+                // SAFETY: as in `run_body`'s run of one subtask (`set` the
+                // system's, `i` below the run's `subtasks` and run once: the
+                // caller's contract).
+                part: unsafe { Part::new::<true>(cx, set, i, subtasks, pending) },
                 output,
             },
         };
