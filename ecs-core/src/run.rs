@@ -290,8 +290,8 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// and calls the one closure that dispatches: `run_selected` took a
     /// slice of `true`s, which the counters scanned and indexed at each
     /// decrement, and wrapped this closure in one of its own, a second
-    /// indirect call per system (callgrind `schedule_team`: COMPILE_COST.md,
-    /// eighteenth round).
+    /// indirect call per system (callgrind `schedule_team`, 83 184 -> 83 104
+    /// instructions a step: benches/peers/gaps.md, round `cc24a`).
     #[inline(always)]
     pub(crate) fn run_all<A: ?Sized + Sync>(&mut self, events: &mut dyn EventSink, collect: bool, args: &A)
     where

@@ -130,7 +130,7 @@ impl<'a> Counters<'a> {
         // each waits for all its dependencies, counted without looking
         // whether each is selected. `run_all` says so by `None`, rather than
         // by a slice of `true`s to scan here and to index at each decrement
-        // (COMPILE_COST.md, eighteenth round); a selection that happens to
+        // (benches/peers/gaps.md, round `cc24a`); a selection that happens to
         // hold every system is told apart by that scan.
         let selected = selected.filter(|s| !s.iter().all(|&s| s));
         let all = selected.is_none();
