@@ -456,7 +456,10 @@ impl<Cx: ContextDecl> Context<Cx> {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
                     // SAFETY: `for_each_mut` calls this once per index
-                    // `i < subtasks`, each with its own slot.
+                    // `i < subtasks`, each with its own slot; `set` and
+                    // `subtasks` are system `index`'s, found above, and
+                    // `subtask` that system's, in its run (`run_body!`, the
+                    // only caller).
                     unsafe { subtask.run(self, set, i, subtasks, &mut output, &mut pending) };
                     **output_slot = output;
                     **pending_slot = pending;
@@ -470,7 +473,8 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // for each output type of each context.)
                 #[allow(clippy::needless_range_loop)]
                 for i in 0..subtasks {
-                    // SAFETY: once per index `i < subtasks`, one at a time.
+                    // SAFETY: once per index `i < subtasks`, one at a time;
+                    // `set`, `subtasks` and `subtask` as above.
                     unsafe { subtask.run(self, set, i, subtasks, &mut outputs[i], &mut scratch.0[i]) };
                 }
             }
