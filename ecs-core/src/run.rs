@@ -10,9 +10,11 @@ use crate::event_sink::EventSink;
 use crate::pending::Pending;
 use crate::proxy::data::{Data, Part, View};
 use crate::refresh_core::RefreshCore;
+use crate::schedule::Parallelism;
 use crate::sparse_set::SparseSet;
 use crate::subtask_proxy::SubtaskProxy;
 use crate::system::System;
+use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
@@ -90,14 +92,32 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
     unsafe fn dispatch(cx: &Context<Self>, index: usize, args: &A);
 }
 
+/// `&mut *$cell.get()` for `$cell`, an `UnsafeCell<$T>`, to be used inside
+/// an `unsafe` block whose caller upholds that dereference's contract (the
+/// value is not otherwise borrowed while the reference lives). The
+/// pointer is made as `UnsafeCell::get` makes it (a cast: the cell is
+/// `repr(transparent)`), and `get` itself, one more item per system for
+/// rustc to collect and inline, is not called. A `transmute` of that
+/// pointer (never null, and aligned for `$T`: it points into the cell)
+/// rather than its dereference, which a debug build checks at run time
+/// (alignment and null: a comparison, a branch and a panic's call each),
+/// three per system's run compiled into the context's `dispatch`
+/// (COMPILE_COST.md, eighteenth round). The same code in an optimised
+/// build.
+macro_rules! cell_mut {
+    ($cell:expr, $T:ty) => {
+        core::mem::transmute::<*mut $T, &mut $T>(&$cell as *const UnsafeCell<$T> as *mut $T)
+    };
+}
+
 /// The body of a system's run ([`Context::run_with`] with the code as
 /// closures, [`Context::run_system_with_data`] with the system's own
 /// methods), with the code of the four steps as expressions of the names
 /// given (`names`): the state (`before`), the state and the proxy
 /// (`process`), the state and the outputs (`after`), the output (`reset`),
 /// the proxy, from the system's set, the output and the queue's guard
-/// (`queue.0`), and the subtask job of a run that may split, from the set,
-/// the count of subtasks and the state.
+/// (`queue.0`), and the subtask job of a run that may split, from the
+/// state (`run_subtasks` gives it the set and the count of subtasks).
 ///
 /// A macro rather than closures for an entity system's run: each closure
 /// was one more function per system for rustc to collect, compile and
@@ -116,7 +136,7 @@ pub unsafe trait Dispatch<A: ?Sized>: ContextDecl {
 macro_rules! run_body {
     (
         $cx:ident, $S:ty,
-        names: |$state:ident, $outputs:ident, $set:ident, $output:ident, $queue:ident, $proxy:ident, $subtasks:ident|,
+        names: |$state:ident, $outputs:ident, $set:ident, $output:ident, $queue:ident, $proxy:ident|,
         proxy: $new:expr,
         before: $before:expr,
         process: $process:expr,
@@ -128,20 +148,22 @@ macro_rules! run_body {
         // The slot's cells reached here, as `SystemSlot::run` does: that
         // always-inlined method was one more item per system for rustc to
         // collect, compile to IR and inline in a debug build.
+        // Each cell's reference by `cell_mut!`, not `&mut *cell.get()`: a
+        // debug build checked each of those dereferences (alignment, null:
+        // 96 checks and their panics in the 64/32 declaration's `dispatch`).
+        // One `let` each, not a tuple taken apart: a debug build stored the
+        // tuple on the stack and loaded each reference back.
         // SAFETY: this is the run of `S` (`SystemSlot::run`'s contract):
         // `&self` here comes from `run_selected` (through `Dispatch` or an
         // adapter), whose scheduler runs `S` once and its descendants, the
         // only systems that read its cells, after this returns
         // (`system_cell.rs`'s documentation).
-        let ($state, $outputs, scratch) = unsafe {
-            (
-                &mut *slot.state.get(),
-                &mut *slot.outputs.get(),
-                &mut *slot.scratch.get(),
-            )
-        };
+        let $state = unsafe { cell_mut!(slot.state, $S) };
+        // SAFETY: as above.
+        let $outputs = unsafe { cell_mut!(slot.outputs, Vec<<$S as SystemOf<Cx>>::Output>) };
+        // SAFETY: as above.
+        let scratch = unsafe { cell_mut!(slot.scratch, Vec<Pending<Cx>>) };
         $before;
-        let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
         // Only what depends on `S` is generic over it: the subtask's code.
         // The rest of a split run (outputs, queues, threads) is
         // `run_subtasks`, one copy per output type, calling the subtask
@@ -156,11 +178,20 @@ macro_rules! run_body {
             // (inlined when small) are compiled once per system, and the
             // queue's hand-over and unwinding once per output type, not
             // again in the context's `dispatch` (into which LLVM inlines
-            // every `run_with`). The count of subtasks is asked for here
-            // only: a run that never splits has one.
-            let $subtasks = <$S as SystemOf<Cx>>::PARALLELISM.subtasks($set.len(), $cx.threads);
-            $cx.run_subtasks(<$S as SystemOf<Cx>>::INDEX, $subtasks, &mut *$outputs, scratch, &$job);
+            // every `run_with`). The system's set and count of subtasks are
+            // found there, from its index and strategy: a debug build
+            // compiled both calls, and the subtask's three more fields,
+            // into each such system's run (COMPILE_COST.md, eighteenth
+            // round).
+            $cx.run_subtasks(
+                <$S as SystemOf<Cx>>::INDEX,
+                &<$S as SystemOf<Cx>>::PARALLELISM,
+                &mut *$outputs,
+                scratch,
+                &$job,
+            );
         } else {
+            let $set = $cx.subscriptions.of(<$S as SystemOf<Cx>>::INDEX);
             // The run of a system that never splits: one subtask, on this
             // thread, run here: `run`, inlined, sees the constant subtask 0
             // of 1 (a system processing few entities spends as long around
@@ -215,12 +246,16 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// As [`Context::run_system`].
     #[doc(hidden)]
     #[inline(always)]
+    #[allow(
+        clippy::transmute_ptr_to_ref,
+        reason = "no run-time check of the slot's cells in a debug build (`cell_mut!`)"
+    )]
     pub unsafe fn run_system_with_data<S: System<Cx, A>, A: ?Sized + Sync>(&self, args: &A) {
         // The system's methods called directly, not through closures
         // (`run_body`).
         run_body!(
             self, S,
-            names: |state, outputs, set, output, queue, proxy, subtasks|,
+            names: |state, outputs, set, output, queue, proxy|,
             // The proxy built here, not by `SubtaskProxy::new`: that
             // always-inlined constructor was one more item per system for
             // rustc to collect, compile to IR and inline in a debug build
@@ -237,10 +272,7 @@ impl<Cx: ContextDecl> Context<Cx> {
             process: state.process(&mut proxy, args),
             after: state.after(outputs, args),
             reset: S::reset_output(&mut *output),
-            subtask: ArgsSubtask::<Cx, S, A> {
-                cx: self,
-                set,
-                subtasks,
+            subtask: ArgsSubtask::<S, A> {
                 shared: &*state,
                 args,
             },
@@ -253,15 +285,21 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// Without a team (one thread), after matching pending entities, each
     /// system runs in topological order, dispatched directly: no selection,
     /// no closure between the step and the system (a step of one small
-    /// system spends as long in the calls around it as in its loop).
+    /// system spends as long in the calls around it as in its loop). With a
+    /// team, the scheduler gets no selection either (`None`: every system)
+    /// and calls the one closure that dispatches: `run_selected` took a
+    /// slice of `true`s, which the counters scanned and indexed at each
+    /// decrement, and wrapped this closure in one of its own, a second
+    /// indirect call per system (callgrind `schedule_team`, 83 184 -> 83 104
+    /// instructions a step: benches/peers/gaps.md, round `cc24a`).
     #[inline(always)]
     pub(crate) fn run_all<A: ?Sized + Sync>(&mut self, events: &mut dyn EventSink, collect: bool, args: &A)
     where
         Cx: Dispatch<A>,
     {
-        if self.team.is_none() {
-            self.prepare_run(events, collect);
-            let cx = &*self;
+        self.prepare_run(events, collect);
+        let cx = &*self;
+        let Some(team) = &*cx.team else {
             for &i in Cx::TOPOLOGICAL {
                 // SAFETY: this is the scheduler without a team (`execute`'s
                 // `None` arm, every system selected), inlined: each system
@@ -271,21 +309,13 @@ impl<Cx: ContextDecl> Context<Cx> {
                 unsafe { Cx::dispatch(cx, i, args) };
             }
             return;
-        }
-        // Every system: no allocation for the common sizes.
-        const ALL: [bool; 64] = [true; 64];
-        let n = Cx::SYSTEMS.len();
-        let many;
-        let selected: &[bool] = match ALL.get(..n) {
-            Some(all) => all,
-            None => {
-                many = all_selected(n);
-                &many
-            }
         };
-        // SAFETY: `dispatch` is called by `run_selected`'s scheduler, as its
-        // contract asks.
-        self.run_selected(selected, events, collect, &|cx, i| unsafe { Cx::dispatch(cx, i, args) });
+        // SAFETY: `dispatch` is called by the scheduler, as `run_selected`'s
+        // is: each system once, never beside a conflicting one, after
+        // matching (just above), while `&mut self` keeps anything else from
+        // touching the context.
+        crate::schedule::execute_on_team::<Cx>(team, None, &|i| unsafe { Cx::dispatch(cx, i, args) });
+        self.check_started();
     }
 
     /// Matches the entities created or changed since the last matching to
@@ -320,7 +350,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     ) {
         self.prepare_run(events, collect);
         let cx = &*self;
-        crate::schedule::execute::<Cx>(cx.team.as_ref(), selected, &|i| run(cx, i));
+        crate::schedule::execute::<Cx>(cx.team.as_ref(), Some(selected), &|i| run(cx, i));
+        self.check_started();
+    }
+
+    /// Panics if the team's helpers failed to start during the step
+    /// ([`Team::check_started`](crate::schedule::Team::check_started)).
+    #[inline]
+    fn check_started(&mut self) {
         if let Some(team) = &mut *self.team {
             team.check_started(Cx::NAME);
         }
@@ -339,6 +376,10 @@ impl<Cx: ContextDecl> Context<Cx> {
     /// of references): then the compiler knows that none needs dropping,
     /// and a debug build compiles no drop flags and no landing pads for
     /// them into every system's run.
+    #[allow(
+        clippy::transmute_ptr_to_ref,
+        reason = "no run-time check of the slot's cells in a debug build (`cell_mut!`)"
+    )]
     pub(crate) fn run_with<S: SystemOf<Cx>, P: SubtaskProxy<Cx, S>>(
         &self,
         before: impl FnOnce(&mut S) + Copy,
@@ -348,17 +389,14 @@ impl<Cx: ContextDecl> Context<Cx> {
     ) {
         run_body!(
             self, S,
-            names: |state, outputs, set, output, queue, proxy, subtasks|,
+            names: |state, outputs, set, output, queue, proxy|,
             // SAFETY: the run of one subtask's guarantees (`run_body!`).
             proxy: unsafe { <P as SubtaskProxy<Cx, S>>::new::<false>(self, set, 0, 1, output, &mut *queue.0) },
             before: before(&mut *state),
             process: process(&*state, &mut proxy),
             after: after(&mut *state, &mut outputs[..]),
             reset: reset(&mut *output),
-            subtask: SystemSubtask::<Cx, S, P, _, _> {
-                cx: self,
-                set,
-                subtasks,
+            subtask: SystemSubtask::<S, P, _, _> {
                 shared: &*state,
                 process: &process,
                 reset: &reset,
@@ -367,21 +405,25 @@ impl<Cx: ContextDecl> Context<Cx> {
         );
     }
 
-    /// The part of a split run that does not depend on the system (called
-    /// with `subtasks > 1` only): calls
-    /// `subtask.run(i, output, pending)` once for each `i < subtasks` (in
-    /// parallel on the team when there are several), on the outputs of the
-    /// last run (one per subtask) and the subtasks' queues, then hands what
-    /// they queued to system `index`'s slot for the next refresh.
+    /// The part of the run of system `index` (of strategy `parallelism`,
+    /// which may split) that does not depend on the system: finds the
+    /// system's set and its count of subtasks, calls
+    /// `subtask.run(self, set, i, subtasks, output, pending)` once for each
+    /// `i < subtasks` (in parallel on the team when there are several), on
+    /// the outputs of the last run (one per subtask) and the subtasks'
+    /// queues, then hands what they queued to system `index`'s slot for the
+    /// next refresh. `subtask` is that system's.
     #[inline(never)]
     pub(crate) fn run_subtasks<O: Default + Send>(
         &self,
         index: usize,
-        subtasks: usize,
+        parallelism: &Parallelism,
         outputs: &mut Vec<O>,
         scratch: &mut Vec<Pending<Cx>>,
         subtask: &dyn Subtask<Cx, O>,
     ) {
+        let set = self.subscriptions.of(index);
+        let subtasks = parallelism.subtasks(set.len(), self.threads);
         // Runs of systems that may split come here, split or not (`run_with`
         // runs those that never split itself).
         // Last run's outputs, one per subtask, so that `reset` may keep
@@ -414,8 +456,11 @@ impl<Cx: ContextDecl> Context<Cx> {
                     let mut output = core::mem::take(*output_slot);
                     let mut pending = core::mem::take(*pending_slot);
                     // SAFETY: `for_each_mut` calls this once per index
-                    // `i < subtasks`, each with its own slot.
-                    unsafe { subtask.run(i, &mut output, &mut pending) };
+                    // `i < subtasks`, each with its own slot; `set` and
+                    // `subtasks` are system `index`'s, found above, and
+                    // `subtask` that system's, in its run (`run_body!`, the
+                    // only caller).
+                    unsafe { subtask.run(self, set, i, subtasks, &mut output, &mut pending) };
                     **output_slot = output;
                     **pending_slot = pending;
                 });
@@ -428,8 +473,9 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // for each output type of each context.)
                 #[allow(clippy::needless_range_loop)]
                 for i in 0..subtasks {
-                    // SAFETY: once per index `i < subtasks`, one at a time.
-                    unsafe { subtask.run(i, &mut outputs[i], &mut scratch.0[i]) };
+                    // SAFETY: once per index `i < subtasks`, one at a time;
+                    // `set`, `subtasks` and `subtask` as above.
+                    unsafe { subtask.run(self, set, i, subtasks, &mut outputs[i], &mut scratch.0[i]) };
                 }
             }
         }
@@ -460,16 +506,6 @@ impl<Cx: ContextDecl> Context<Cx> {
         gather(Cx::slot_core(&self.systems, index), pending);
         self.gathered.store(true, Ordering::Relaxed);
     }
-}
-
-/// `n` systems, all selected: `vec![true; n]`, compiled here, once. Written
-/// in `run_all`, it instantiated `Vec`'s `from_elem`, `extend_with` and
-/// allocation in every crate declaring a context, for a release build
-/// (395 lines of unoptimised IR, 6% of a declaration of one system).
-#[cold]
-#[inline(never)]
-fn all_selected(n: usize) -> Vec<bool> {
-    vec![true; n]
 }
 
 /// The output and queue the last run left, unless it was the first or a
@@ -535,27 +571,36 @@ fn fit<T: Default>(v: &mut Vec<T>, n: usize) {
 /// `call_once` shim with the whole subtask, `process` and all, inlined
 /// again.)
 pub(crate) trait Subtask<Cx: ContextDecl, O>: Sync {
-    /// Runs subtask `i` with its output (reset first) and queue.
+    /// Runs subtask `i` of `subtasks` over the system's set `set` of
+    /// context `cx`, with its output (reset first) and queue.
     ///
     /// # Safety
-    /// `i` is below the run's count of subtasks, and each `i` runs once
-    /// per run (its part of the system's set is its own).
-    unsafe fn run(&self, i: usize, output: &mut O, pending: &mut Pending<Cx>);
+    /// The caller is the run of the subtask's system in `cx` (as
+    /// `run_body!`'s, whose guarantees it keeps), `set` is that system's
+    /// set in `cx`'s subscriptions and `subtasks` the run's count; `i` is
+    /// below it, and each `i` runs once per run (its part of the set is its
+    /// own).
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut O,
+        pending: &mut Pending<Cx>,
+    );
 }
 
 /// The subtasks of one run of system `S`: each resets its output, builds
 /// the proxy `P` over its part of `set`, and calls `process` on it.
-struct SystemSubtask<'r, Cx: ContextDecl, S, P, F, R> {
-    cx: &'r Context<Cx>,
-    set: &'r SparseSet,
-    subtasks: usize,
+struct SystemSubtask<'r, S, P, F, R> {
     shared: &'r S,
     process: &'r F,
     reset: &'r R,
     proxy: PhantomData<fn() -> P>,
 }
 
-impl<Cx, S, P, F, R> Subtask<Cx, S::Output> for SystemSubtask<'_, Cx, S, P, F, R>
+impl<Cx, S, P, F, R> Subtask<Cx, S::Output> for SystemSubtask<'_, S, P, F, R>
 where
     Cx: ContextDecl,
     S: SystemOf<Cx>,
@@ -566,41 +611,56 @@ where
     /// A subtask of a run of a system that may split (`run_subtasks` calls
     /// it through the trait object, for each of several parts or for the
     /// whole set): not specialised for one subtask.
-    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut S::Output,
+        pending: &mut Pending<Cx>,
+    ) {
         (self.reset)(output);
-        // SAFETY: as in `run_body`'s run of one subtask (`i` below the
-        // run's `subtasks` and run once: the caller's contract).
-        let mut proxy = unsafe { P::new::<true>(self.cx, self.set, i, self.subtasks, output, pending) };
+        // SAFETY: as in `run_body`'s run of one subtask (`set` the system's,
+        // `i` below the run's `subtasks` and run once: the caller's
+        // contract).
+        let mut proxy = unsafe { P::new::<true>(cx, set, i, subtasks, output, pending) };
         (self.process)(self.shared, &mut proxy);
     }
 }
 
 /// The subtasks of one run of entity system `S` with arguments `A`: as
 /// [`SystemSubtask`], with the system's own methods rather than closures.
-struct ArgsSubtask<'r, Cx: ContextDecl, S, A: ?Sized> {
-    cx: &'r Context<Cx>,
-    set: &'r SparseSet,
-    subtasks: usize,
+struct ArgsSubtask<'r, S, A: ?Sized> {
     shared: &'r S,
     args: &'r A,
 }
 
-impl<Cx, S, A> Subtask<Cx, S::Output> for ArgsSubtask<'_, Cx, S, A>
+impl<Cx, S, A> Subtask<Cx, S::Output> for ArgsSubtask<'_, S, A>
 where
     Cx: ContextDecl,
     S: System<Cx, A>,
     A: ?Sized + Sync,
 {
     /// As `SystemSubtask::run`.
-    unsafe fn run(&self, i: usize, output: &mut S::Output, pending: &mut Pending<Cx>) {
+    unsafe fn run(
+        &self,
+        cx: &Context<Cx>,
+        set: &SparseSet,
+        i: usize,
+        subtasks: usize,
+        output: &mut S::Output,
+        pending: &mut Pending<Cx>,
+    ) {
         S::reset_output(output);
         // Built here, not by `DataProxy::new` (one more item per system, as
         // in `run_system_with_data`).
         let mut proxy = Data {
             view: View {
-                // SAFETY: as in `run_body`'s run of one subtask (`i` below the
-                // run's `subtasks` and run once: the caller's contract).
-                part: unsafe { Part::new::<true>(self.cx, self.set, i, self.subtasks, pending) },
+                // SAFETY: as in `run_body`'s run of one subtask (`set` the
+                // system's, `i` below the run's `subtasks` and run once: the
+                // caller's contract).
+                part: unsafe { Part::new::<true>(cx, set, i, subtasks, pending) },
                 output,
             },
         };
@@ -678,7 +738,7 @@ impl<Cx: ContextDecl> Drop for ClearOnUnwind<'_, Cx> {
 
 #[cfg(test)]
 mod tests {
-    use super::{all_selected, fit};
+    use super::fit;
 
     #[test]
     fn fit_keeps_the_first_elements_then_adds_defaults() {
@@ -691,11 +751,5 @@ mod tests {
         assert_eq!(v, [1, 2, 0, 0]);
         fit(&mut v, 0);
         assert!(v.is_empty());
-    }
-
-    #[test]
-    fn all_selected_selects_every_system() {
-        assert_eq!(all_selected(70), [true; 70]);
-        assert!(all_selected(0).is_empty());
     }
 }

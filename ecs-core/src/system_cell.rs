@@ -96,8 +96,26 @@ impl<Cx: ContextDecl, S: SystemOf<Cx>> SystemSlot<Cx, S> {
     /// slot's system, and that system cannot start until the caller is done
     /// (the caller holds the context borrowed, or is a descendant system).
     #[inline]
+    #[allow(
+        clippy::transmute_ptr_to_ref,
+        reason = "no run-time check of the cells' pointers in a debug build"
+    )]
     pub(crate) unsafe fn read(&self) -> (&S, &[S::Output]) {
-        // SAFETY: the caller promises that no mutable reference exists.
-        unsafe { (&*self.state.get(), &*self.outputs.get()) }
+        // Transmuted rather than dereferenced (`&*self.state.get()`): a
+        // debug build checks each dereference of a raw pointer (alignment
+        // and null), in this function compiled once per system another
+        // system reads; the pointers cast as `UnsafeCell::get` makes them,
+        // without its item per cell type (as `run.rs`'s `cell_mut!` does
+        // for the run).
+        // SAFETY: the caller promises that no mutable reference exists; the
+        // pointers are a cell's, never null and aligned.
+        unsafe {
+            (
+                core::mem::transmute::<*const S, &S>(&self.state as *const UnsafeCell<S> as *const S),
+                core::mem::transmute::<*const Vec<S::Output>, &Vec<S::Output>>(
+                    &self.outputs as *const UnsafeCell<Vec<S::Output>> as *const Vec<S::Output>,
+                ),
+            )
+        }
     }
 }

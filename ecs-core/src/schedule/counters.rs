@@ -24,7 +24,8 @@ use crate::decl::SystemInfo;
 /// on that path must not let its two ends overlap.
 pub(crate) struct Counters<'a> {
     systems: &'a [SystemInfo],
-    selected: &'a [bool],
+    /// Which systems run: `None` when all do (then `all`).
+    selected: Option<&'a [bool]>,
     /// Every system selected.
     all: bool,
     transitive: bool,
@@ -120,14 +121,19 @@ impl Plan {
 }
 
 impl<'a> Counters<'a> {
-    /// The counters of a step running the systems `selected`; `plan` is
-    /// `Plan::of(systems)`, which gives them when every system is selected.
+    /// The counters of a step running the systems `selected` (every system
+    /// when `None`); `plan` is `Plan::of(systems)`, which gives them when
+    /// every system is selected.
     #[inline]
-    pub(crate) fn new(systems: &'a [SystemInfo], selected: &'a [bool], plan: &Plan) -> Self {
+    pub(crate) fn new(systems: &'a [SystemInfo], selected: Option<&'a [bool]>, plan: &Plan) -> Self {
         // Every system selected (`run_all`, the common step): closed, and
         // each waits for all its dependencies, counted without looking
-        // whether each is selected.
-        let all = selected.iter().all(|&s| s);
+        // whether each is selected. `run_all` says so by `None`, rather than
+        // by a slice of `true`s to scan here and to index at each decrement
+        // (benches/peers/gaps.md, round `cc24a`); a selection that happens to
+        // hold every system is told apart by that scan.
+        let selected = selected.filter(|s| !s.iter().all(|&s| s));
+        let all = selected.is_none();
         if all && systems.len() <= INLINE {
             return Self {
                 systems,
@@ -137,12 +143,11 @@ impl<'a> Counters<'a> {
                 pending: Pending::Inline(plan.counts.map(AtomicUsize::new)),
             };
         }
-        let transitive = !all && !closed(systems, selected);
+        let transitive = selected.is_some_and(|s| !closed(systems, s));
         let count = |i: usize| {
-            AtomicUsize::new(if all {
-                systems[i].dependencies.len()
-            } else {
-                waits_on(systems, transitive, i).filter(|&d| selected[d]).count()
+            AtomicUsize::new(match selected {
+                None => systems[i].dependencies.len(),
+                Some(s) => waits_on(systems, transitive, i).filter(|&d| s[d]).count(),
             })
         };
         let pending = if systems.len() <= INLINE {
@@ -165,6 +170,15 @@ impl<'a> Counters<'a> {
         }
     }
 
+    /// Whether system `i` runs in this step.
+    #[inline]
+    pub(crate) fn is_selected(&self, i: usize) -> bool {
+        match self.selected {
+            None => true,
+            Some(s) => s[i],
+        }
+    }
+
     /// The systems `i` waits for if they run (see [`waits_on`]).
     fn waits_on(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         waits_on(self.systems, self.transitive, i)
@@ -176,14 +190,14 @@ impl<'a> Counters<'a> {
     /// roots while it iterates, and a started root may already have brought
     /// a dependent's counter to zero, which must not make it a root too.
     pub(crate) fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.systems.len()).filter(|&i| self.selected[i] && self.is_root(i))
+        (0..self.systems.len()).filter(|&i| self.is_selected(i) && self.is_root(i))
     }
 
     /// Whether the selected system `i` waits for nothing selected (see
     /// [`roots`](Self::roots)).
     #[inline]
     pub(crate) fn is_root(&self, i: usize) -> bool {
-        !self.waits_on(i).any(|d| self.selected[d])
+        !self.waits_on(i).any(|d| self.is_selected(d))
     }
 
     /// How many systems are selected, and how they start (the roots, as
@@ -206,7 +220,7 @@ impl<'a> Counters<'a> {
     fn counted_starts(&self) -> (usize, Starts) {
         let mut starts = Starts::NONE;
         let mut count = 0;
-        for i in (0..self.selected.len()).filter(|&i| self.selected[i]) {
+        for i in (0..self.systems.len()).filter(|&i| self.is_selected(i)) {
             count += 1;
             if self.is_root(i) {
                 starts.add(i);
@@ -234,7 +248,7 @@ impl<'a> Counters<'a> {
 
     #[inline]
     fn decrement(&self, d: usize, ready: &mut impl FnMut(usize)) {
-        if !self.selected[d] {
+        if !self.is_selected(d) {
             return;
         }
         let pending = self.pending.get(d);
@@ -311,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_dependent_made_ready_is_not_a_root() {
-        let counters = Counters::new(&CHAIN3, &[true, true, true], &Plan::of(&CHAIN3));
+        let counters = Counters::new(&CHAIN3, None, &Plan::of(&CHAIN3));
         let mut ready = Vec::new();
         counters.finish(0, |d| ready.push(d));
         assert_eq!(ready, [1]);
@@ -322,14 +336,14 @@ mod tests {
 
     #[test]
     fn a_system_whose_dependencies_are_not_selected_is_a_root() {
-        let counters = Counters::new(&CHAIN3, &[false, true, true], &Plan::of(&CHAIN3));
+        let counters = Counters::new(&CHAIN3, Some(&[false, true, true]), &Plan::of(&CHAIN3));
         assert_eq!(counters.roots().collect::<Vec<_>>(), [1]);
     }
 
     #[test]
     fn a_skipped_system_still_orders_its_neighbours() {
         // `a` and `c` run, `b` between them does not: `c` waits for `a`.
-        let counters = Counters::new(&CHAIN3, &[true, false, true], &Plan::of(&CHAIN3));
+        let counters = Counters::new(&CHAIN3, Some(&[true, false, true]), &Plan::of(&CHAIN3));
         assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
         let mut ready = Vec::new();
         counters.finish(0, |d| ready.push(d));
@@ -361,24 +375,28 @@ mod tests {
     });
 
     /// Graphs of up to `INLINE` systems keep their counters in the step's
-    /// frame, larger ones on the heap: both count the same way.
+    /// frame, larger ones on the heap: both count the same way, with every
+    /// system selected by `None` (`run_all`) or by a slice of `true`s.
     #[test]
     fn counters_inline_and_on_the_heap_make_each_link_ready_in_turn() {
         for &systems in CHAINS.iter() {
             let n = systems.len();
-            let selected = vec![true; n];
-            let counters = Counters::new(systems, &selected, &Plan::of(systems));
-            assert_eq!(
-                matches!(counters.pending, Pending::Inline(_)),
-                n <= INLINE,
-                "{n} systems"
-            );
-            assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
-            for i in 0..n {
-                let mut ready = Vec::new();
-                counters.finish(i, |d| ready.push(d));
-                let next: Vec<usize> = (i + 1..n).take(1).collect();
-                assert_eq!(ready, next, "link {i} of {n}");
+            let every = vec![true; n];
+            for selected in [None, Some(&every[..])] {
+                let counters = Counters::new(systems, selected, &Plan::of(systems));
+                assert!(counters.all && (0..n).all(|i| counters.is_selected(i)), "{n} systems");
+                assert_eq!(
+                    matches!(counters.pending, Pending::Inline(_)),
+                    n <= INLINE,
+                    "{n} systems"
+                );
+                assert_eq!(counters.roots().collect::<Vec<_>>(), [0]);
+                for i in 0..n {
+                    let mut ready = Vec::new();
+                    counters.finish(i, |d| ready.push(d));
+                    let next: Vec<usize> = (i + 1..n).take(1).collect();
+                    assert_eq!(ready, next, "link {i} of {n}");
+                }
             }
         }
     }
@@ -414,8 +432,7 @@ mod tests {
         for systems in graphs {
             let n = systems.len();
             let plan = Plan::of(systems);
-            let selected = vec![true; n];
-            let counters = Counters::new(systems, &selected, &plan);
+            let counters = Counters::new(systems, None, &plan);
             assert_eq!(counters.starts(&plan), counters.counted_starts(), "{n} systems");
             for (i, info) in systems.iter().enumerate() {
                 assert_eq!(counters.pending.get(i).load(Ordering::Relaxed), info.dependencies.len());
@@ -433,7 +450,7 @@ mod tests {
     #[test]
     fn a_partial_selection_starts_from_its_own_roots() {
         let plan = Plan::of(&CHAIN3);
-        let counters = Counters::new(&CHAIN3, &[false, true, true], &plan);
+        let counters = Counters::new(&CHAIN3, Some(&[false, true, true]), &plan);
         let (count, starts) = counters.starts(&plan);
         assert_eq!(
             (count, starts.first, starts.published, starts.far),
@@ -441,6 +458,7 @@ mod tests {
         );
         assert_eq!(counters.pending.get(1).load(Ordering::Relaxed), 0);
         assert_eq!(counters.pending.get(2).load(Ordering::Relaxed), 1);
+        assert!(!counters.all && !counters.is_selected(0) && counters.is_selected(2));
     }
 
     #[test]
@@ -467,7 +485,7 @@ mod loom_tests {
         loom::model(move || {
             let n = systems.len();
             let selected: &'static [bool] = Box::leak(vec![true; n].into_boxed_slice());
-            let counters = Arc::new(Counters::new(systems, selected, &Plan::of(systems)));
+            let counters = Arc::new(Counters::new(systems, Some(selected), &Plan::of(systems)));
             let cells: Arc<Vec<UnsafeCell<usize>>> = Arc::new((0..n).map(|_| UnsafeCell::new(0)).collect());
             let queue = Arc::new(Mutex::new(counters.roots().collect::<VecDeque<_>>()));
             let done = Arc::new(AtomicUsize::new(0));

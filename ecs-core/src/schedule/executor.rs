@@ -16,26 +16,34 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use std::panic::{self, AssertUnwindSafe};
 
-/// Runs the systems for which `selected[i]` holds, each after its selected
-/// dependencies, calling `run(i)` for each, with `team` when given and on
+/// Runs the systems for which `selected[i]` holds (every system when
+/// `selected` is `None`), each after its selected dependencies, calling `run(i)` for each, with `team` when given and on
 /// the caller's thread otherwise. Returns when all have finished; a panic in
 /// any of them is re-raised here once the others have stopped (systems
 /// that wait for a panicking one do not run).
 #[inline(always)]
-pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: &[bool], run: &(dyn Fn(usize) + Sync)) {
+pub(crate) fn execute<Cx: ContextDecl>(team: Option<&Team>, selected: Option<&[bool]>, run: &(dyn Fn(usize) + Sync)) {
     match team {
         // Without a team, in topological order on this thread: inlined into
         // the caller, which then calls its own closure directly (a step of
         // a small system spends as much in the calls around it as in it).
         None => {
             for &i in Cx::TOPOLOGICAL {
-                if selected[i] {
+                if selected.is_none_or(|s| s[i]) {
                     run(i);
                 }
             }
         }
-        Some(team) => execute_systems(Cx::SYSTEMS, &<Cx as PlanOf>::PLAN, team, selected, run),
+        Some(team) => execute_on_team::<Cx>(team, selected, run),
     }
+}
+
+/// [`execute`] on `team`: the systems `selected` (every one when `None`)
+/// after their dependencies, calling `run(i)` for each. `run_all` calls it
+/// with `None` and its dispatching closure.
+#[inline(always)]
+pub(crate) fn execute_on_team<Cx: ContextDecl>(team: &Team, selected: Option<&[bool]>, run: &(dyn Fn(usize) + Sync)) {
+    execute_systems(Cx::SYSTEMS, &<Cx as PlanOf>::PLAN, team, selected, run);
 }
 
 /// A declaration's [`Plan`], evaluated once per context type when it is
@@ -59,7 +67,7 @@ fn execute_systems(
     systems: &'static [SystemInfo],
     plan: &Plan,
     team: &Team,
-    selected: &[bool],
+    selected: Option<&[bool]>,
     run: &(dyn Fn(usize) + Sync),
 ) {
     let counters = Counters::new(systems, selected, plan);
@@ -76,7 +84,6 @@ fn execute_systems(
     let graph = Graph {
         team,
         systems,
-        selected,
         counters: &counters,
         run,
         unfinished: AtomicUsize::new(count),
@@ -149,7 +156,6 @@ impl Drop for AbortUnfinished<'_> {
 struct Graph<'a> {
     team: &'a Team,
     systems: &'static [SystemInfo],
-    selected: &'a [bool],
     counters: &'a Counters<'a>,
     run: &'a (dyn Fn(usize) + Sync),
     /// Selected systems that have neither finished nor been doomed; the
@@ -297,7 +303,7 @@ impl<'a> Graph<'a> {
         doomed.resize(self.systems.len(), false);
         (0..self.systems.len())
             .filter(|&d| {
-                self.selected[d]
+                self.counters.is_selected(d)
                     && self.systems[d].ancestors.binary_search(&i).is_ok()
                     && !core::mem::replace(&mut doomed[d], true)
             })

@@ -322,8 +322,12 @@ impl<G: Group> Grouped<G> {
     where
         G: Member<I>,
     {
+        // A `transmute` of the reference, not a dereference of a cast
+        // pointer: a debug build checks every dereference of a raw pointer
+        // (alignment and null), in this function compiled per grouped
+        // component (COMPILE_COST.md, eighteenth round).
         // SAFETY: `GroupColumn` is a `repr(transparent)` wrapper of `Self`.
-        unsafe { &*(self as *const Self as *const GroupColumn<G, I>) }
+        unsafe { core::mem::transmute::<&Self, &GroupColumn<G, I>>(self) }
     }
 
     /// The column of member `I`, mutably.
@@ -344,8 +348,9 @@ impl<G: Group> Grouped<G> {
     where
         G: Member<I>,
     {
+        // A `transmute`, as in `column`.
         // SAFETY: `GroupColumn` is a `repr(transparent)` wrapper of `Self`.
-        unsafe { &mut *(self as *mut Self as *mut GroupColumn<G, I>) }
+        unsafe { core::mem::transmute::<&mut Self, &mut GroupColumn<G, I>>(self) }
     }
 
     #[inline]

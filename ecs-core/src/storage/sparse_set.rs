@@ -326,10 +326,15 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     #[cfg_attr(debug_assertions, inline)]
     #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn fetch((values, index): Self::Fetch, id: EntityId) -> NonNull<T> {
+        // Read through a reference made by `transmute` (the layout of
+        // `NonNull<u32>` and `&u32` is the same), not by dereferencing the
+        // raw pointer: a debug build checks that dereference (alignment and
+        // null) in this function, one per sparse component type
+        // (COMPILE_COST.md, eighteenth round).
         // SAFETY: the caller guarantees the state is this storage's, still
         // live, and that `id` has a value: `index[id]` is in bounds and names
         // its packed slot.
-        let slot = unsafe { *index.add(id.index()).as_ptr() } as usize;
+        let slot = unsafe { *core::mem::transmute::<NonNull<u32>, &u32>(index.add(id.index())) } as usize;
         // SAFETY: as above, `slot < values.len()`: an in-bounds offset of
         // the array's raw pointer, which keeps write permission under a
         // shared borrow.
