@@ -350,7 +350,9 @@ impl Drop for Unread {
 /// or drops it again).
 unsafe fn store_at<Cx: ContextDecl, B: Bundle<Cx>>(at: *mut u8, storages: &mut Cx::Storages, id: EntityId) {
     // SAFETY: an initialised `B`, moved out once (the caller's contract).
-    let bundle = unsafe { at.cast::<B>().read() };
+    // An `as` cast, not `cast`: one generic call fewer per bundle type in
+    // a debug build.
+    let bundle = unsafe { (at as *mut B).read() };
     bundle.store(storages, id);
 }
 
