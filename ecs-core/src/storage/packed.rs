@@ -75,7 +75,7 @@ impl RawPacked {
 
     /// Makes room for one more value, so that the next `push` cannot fail.
     #[inline]
-    fn reserve_one(&mut self) {
+    pub(super) fn reserve_one(&mut self) {
         if self.len == self.slots.len() {
             grow_for_one(&mut self.slots, self.len);
         }
@@ -99,7 +99,8 @@ impl RawPacked {
     }
 
     /// Appends the `size` bytes at `value` (the slots' size) as the value
-    /// at index `len`: a debug build's `Packed::push`, whose typed steps
+    /// at index `len`, which it returns: a debug build's `Packed::push` (and the untyped
+    /// `insert_new` of the sparse set and the hash map), whose typed steps
     /// (`next_slot`, `<*mut T>::write`, the count's overflow check) were
     /// 41 lines of IR per value type (1 322 at 64 components / 32
     /// systems, `cargo llvm-lines`), compiled here once.
@@ -109,7 +110,7 @@ impl RawPacked {
     /// type, which the array owns from now on (the caller gives it up, and
     /// neither drops nor uses it again).
     #[cfg(debug_assertions)]
-    unsafe fn push_bytes(&mut self, value: *const u8, size: usize) {
+    pub(super) unsafe fn push_bytes(&mut self, value: *const u8, size: usize) -> usize {
         let slot = self.next_slot(size);
         // SAFETY: slot `len` is in the buffer (`next_slot` made room), holds
         // no value to overwrite, and is `size` bytes long; `value` is
@@ -117,6 +118,7 @@ impl RawPacked {
         // buffer (the caller's own value). Counted once written.
         unsafe { core::ptr::copy_nonoverlapping(value, slot.as_ptr(), size) };
         self.len += 1;
+        self.len - 1
     }
 
     /// Value `p`, of `size` bytes (the slots' size, a constant in each
@@ -312,7 +314,7 @@ impl<T> Packed<T> {
             // SAFETY: `value` is an initialised `T` (`ManuallyDrop` is
             // `repr(transparent)`), the slots' type, of `size_of::<T>()`
             // bytes; given up to the array (never dropped here).
-            unsafe { self.raw.push_bytes(&raw const value as *const u8, const { size_of::<T>() }) };
+            let _ = unsafe { self.raw.push_bytes(&raw const value as *const u8, const { size_of::<T>() }) };
         }
     }
 
