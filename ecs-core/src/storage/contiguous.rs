@@ -347,7 +347,10 @@ unsafe impl<T: ComponentBounds> Column for Contiguous<T> {
             // SAFETY: `value` is a `T` (`ManuallyDrop` is
             // `repr(transparent)`), which needs no drop, on the stack, of
             // the slots' size.
-            unsafe { self.cells.put_new(id.index(), &raw const value as *const u8, const { size_of::<T>() }) };
+            unsafe {
+                self.cells
+                    .put_new(id.index(), &raw const value as *const u8, const { size_of::<T>() })
+            };
         }
     }
 

@@ -298,8 +298,12 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
             // `repr(transparent)`), which needs no drop, on the stack, of
             // the values' size.
             unsafe {
-                self.ids
-                    .insert_bytes(self.values.raw_mut(), id, &raw const value as *const u8, const { size_of::<T>() })
+                self.ids.insert_bytes(
+                    self.values.raw_mut(),
+                    id,
+                    &raw const value as *const u8,
+                    const { size_of::<T>() },
+                )
             };
         }
     }

@@ -314,7 +314,10 @@ impl<T> Packed<T> {
             // SAFETY: `value` is an initialised `T` (`ManuallyDrop` is
             // `repr(transparent)`), the slots' type, of `size_of::<T>()`
             // bytes; given up to the array (never dropped here).
-            let _ = unsafe { self.raw.push_bytes(&raw const value as *const u8, const { size_of::<T>() }) };
+            let _ = unsafe {
+                self.raw
+                    .push_bytes(&raw const value as *const u8, const { size_of::<T>() })
+            };
         }
     }
 
