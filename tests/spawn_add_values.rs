@@ -49,7 +49,12 @@ ecs::declare_context! {
 }
 
 fn counted(rc: &Arc<()>) -> (CountedC, CountedS, CountedH, CountedG) {
-    (CountedC(rc.clone()), CountedS(rc.clone()), CountedH(rc.clone()), CountedG(rc.clone()))
+    (
+        CountedC(rc.clone()),
+        CountedS(rc.clone()),
+        CountedH(rc.clone()),
+        CountedG(rc.clone()),
+    )
 }
 
 #[test]
