@@ -115,11 +115,11 @@ impl Ids {
     /// does, an unclaimed value `id` held is discarded first.
     ///
     /// # Safety
-    /// `value` points to `size` readable bytes of a value of `values`'
+    /// `value` points to `size` readable and writable bytes of a value of `values`'
     /// type, which needs no drop (a panic before it is stored leaks it),
     /// outside `values`' buffer; `values` are this map's.
     #[cfg(debug_assertions)]
-    unsafe fn insert_bytes(&mut self, values: &mut RawPacked, id: EntityId, value: *const u8, size: usize) {
+    unsafe fn insert_bytes(&mut self, values: &mut RawPacked, id: EntityId, value: *mut u8, size: usize) {
         values.reserve_one();
         if self.find_or_claim(id).is_ok() {
             self.discard_unclaimed(values, size, id);
@@ -293,7 +293,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
         if const { core::mem::needs_drop::<T>() } {
             self.insert_dropping(id, value);
         } else {
-            let value = ManuallyDrop::new(value);
+            let mut value = ManuallyDrop::new(value);
             // SAFETY: `value` is a `T` (`ManuallyDrop` is
             // `repr(transparent)`), which needs no drop, on the stack, of
             // the values' size.
@@ -301,7 +301,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
                 self.ids.insert_bytes(
                     self.values.raw_mut(),
                     id,
-                    &raw const value as *const u8,
+                    &raw mut value as *mut u8,
                     const { size_of::<T>() },
                 )
             };

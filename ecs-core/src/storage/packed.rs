@@ -105,13 +105,34 @@ impl RawPacked {
     /// 41 lines of IR per value type (1 322 at 64 components / 32
     /// systems, `cargo llvm-lines`), compiled here once.
     ///
+    /// Should making room panic (a buffer whose size overflows `isize`),
+    /// the value is dropped, once, by the array's drop function, as the
+    /// typed `push` dropped its argument.
+    ///
     /// # Safety
-    /// `value` points to `size` readable bytes of a value of the slots'
-    /// type, which the array owns from now on (the caller gives it up, and
-    /// neither drops nor uses it again).
+    /// `value` points to `size` readable and writable bytes of a value of
+    /// the slots' type, which the array owns from now on (the caller gives
+    /// it up, and neither drops nor uses it again).
     #[cfg(debug_assertions)]
-    pub(super) unsafe fn push_bytes(&mut self, value: *const u8, size: usize) -> usize {
+    pub(super) unsafe fn push_bytes(&mut self, value: *mut u8, size: usize) -> usize {
+        /// Drops the value given up to `push_bytes` if room for it could
+        /// not be made.
+        struct Unpushed {
+            value: *mut u8,
+            drop: Option<DropRun>,
+        }
+        impl Drop for Unpushed {
+            fn drop(&mut self) {
+                if let Some(drop) = self.drop {
+                    // SAFETY: one initialised value of the slots' type,
+                    // given up by `push_bytes`' caller, not stored.
+                    unsafe { drop(self.value, 1) };
+                }
+            }
+        }
+        let unpushed = Unpushed { value, drop: self.drop };
         let slot = self.next_slot(size);
+        core::mem::forget(unpushed);
         // SAFETY: slot `len` is in the buffer (`next_slot` made room), holds
         // no value to overwrite, and is `size` bytes long; `value` is
         // readable for `size` bytes (the caller's contract) and not in the
@@ -310,14 +331,11 @@ impl<T> Packed<T> {
         // compiled once (see there).
         #[cfg(debug_assertions)]
         {
-            let value = core::mem::ManuallyDrop::new(value);
+            let mut value = core::mem::ManuallyDrop::new(value);
             // SAFETY: `value` is an initialised `T` (`ManuallyDrop` is
             // `repr(transparent)`), the slots' type, of `size_of::<T>()`
             // bytes; given up to the array (never dropped here).
-            let _ = unsafe {
-                self.raw
-                    .push_bytes(&raw const value as *const u8, const { size_of::<T>() })
-            };
+            let _ = unsafe { self.raw.push_bytes(&raw mut value as *mut u8, const { size_of::<T>() }) };
         }
     }
 

@@ -125,7 +125,7 @@ mod ids {
     /// unclaimed value `id` held is discarded first.
     ///
     /// # Safety
-    /// `value` points to `size` readable bytes of a value of `values`'
+    /// `value` points to `size` readable and writable bytes of a value of `values`'
     /// type, which needs no drop (a panic before it is stored leaks it),
     /// outside `values`' buffer; `owners`, `index` and `values` are one
     /// storage's.
@@ -135,7 +135,7 @@ mod ids {
         index: &mut Vec<u32>,
         values: &mut super::RawPacked,
         id: EntityId,
-        value: *const u8,
+        value: *mut u8,
         size: usize,
     ) {
         if let Some(p) = slot(index, id) {
@@ -295,7 +295,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         if const { core::mem::needs_drop::<T>() } {
             self.insert_dropping(id, value);
         } else {
-            let value = core::mem::ManuallyDrop::new(value);
+            let mut value = core::mem::ManuallyDrop::new(value);
             // SAFETY: `value` is a `T` (`ManuallyDrop` is
             // `repr(transparent)`), which needs no drop, on the stack, of
             // the values' size; `owners`, `index` and `values` are this
@@ -306,7 +306,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
                     &mut self.index,
                     self.values.raw_mut(),
                     id,
-                    &raw const value as *const u8,
+                    &raw mut value as *mut u8,
                     const { size_of::<T>() },
                 )
             };
