@@ -780,6 +780,56 @@ impl<Cx: ContextDecl> Context<Cx> {
         }
     }
 
+    /// [`Defer::add`](crate::Defer::add) of the value at `value`, of
+    /// component `index`, to entity `e`, stored through `insert` (which
+    /// moves it out and writes the value the column held, claimed or not,
+    /// as an `Option` of the component's type, into `old`): the steps of
+    /// `insert_component` after `resolve`, not generic over the component,
+    /// so that a debug build compiles them once per context (`add` and
+    /// `insert_component` were 146 lines of IR per component type added,
+    /// 3 069 at 64 components / 32 systems, `cargo llvm-lines`). Returns
+    /// whether the entity held the component (the caller hands `old`
+    /// back, else drops it: a value no entity claimed), or `None` when `e`
+    /// is dead (the value dropped by `drop`, `old` untouched).
+    ///
+    /// # Safety
+    /// `value` points to an initialised value of component `index`, which
+    /// the caller gives up; `insert` moves such a value out and stores it
+    /// in that component's column for the id it is given, and writes an
+    /// `Option` of that type to its last argument, which `old` may hold
+    /// (it is overwritten, not dropped); `drop` is that type's `DropRun`
+    /// (`None` when it needs none).
+    #[cfg(debug_assertions)]
+    pub(crate) unsafe fn add_raw(
+        &mut self,
+        e: Entity,
+        index: usize,
+        value: *mut u8,
+        old: *mut u8,
+        insert: unsafe fn(&mut Cx::Storages, EntityId, *mut u8, *mut u8),
+        drop: Option<crate::storage::drops::DropRun>,
+    ) -> Option<bool> {
+        let Some(at) = self.entities.resolve(e) else {
+            if let Some(drop) = drop {
+                // SAFETY: one initialised value of `drop`'s type, given up
+                // by the caller and not moved out (the caller's contract).
+                unsafe { drop(value, 1) };
+            }
+            return None;
+        };
+        // As in `insert_component`: insert first, then set the bit.
+        let bits = self.entities.bits_mut(at.1);
+        let held = bits.contains(index);
+        // SAFETY: the caller's contract: `value` is a value of component
+        // `index`, given up, moved out once here; `insert` is its type's.
+        unsafe { insert(&mut self.storages, at.1, value, old) };
+        if !held {
+            bits.insert(index);
+            self.noted(at, index);
+        }
+        Some(held)
+    }
+
     /// Stores `value` as component `C` of the live entity of `slot`, whose
     /// id is `id`, for a caller that knows whether the entity `held` `C`
     /// (its set's bit, [`EntityMut`](crate::EntityMut)), and returns the
@@ -931,4 +981,29 @@ fn runtime(threads: Option<usize>, name: &'static str, systems: usize) -> (usize
 fn available_parallelism() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Moves the `C` at `value` out, stores it for `id` in `C`'s column and
+/// writes the value the column held (claimed or not) to `old`, as an
+/// `Option<C>`: the one part of a debug build's `Defer::add` compiled per
+/// component type (see [`Context::add_raw`]).
+///
+/// # Safety
+/// `value` points to an initialised `C` that the caller gives up; `old`
+/// is valid for writing an `Option<C>` and holds no value that needs
+/// dropping (it is overwritten).
+#[cfg(debug_assertions)]
+pub(crate) unsafe fn insert_at<Cx: ContextDecl, C: Component<Cx>>(
+    storages: &mut Cx::Storages,
+    id: EntityId,
+    value: *mut u8,
+    old: *mut u8,
+) {
+    // One expression, `as` casts rather than `cast`: no local with a drop
+    // flag, no call per cast (a first version with both was 61 lines of
+    // IR per component type, `cargo llvm-lines`).
+    // SAFETY: `value` is an initialised `C`, moved out once; `old` is
+    // valid for an `Option<C>` and holds nothing to drop (the caller's
+    // contract).
+    unsafe { (old as *mut Option<C>).write(C::column_mut(storages).insert(id, (value as *mut C).read())) };
 }

@@ -346,9 +346,41 @@ impl<'a, Cx: ContextDecl> Defer<'a, Cx> {
     // of its time in the call (perf), 15 instructions per add (callgrind).
     #[inline(always)]
     pub fn add<C: Component<Cx>>(&mut self, e: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
+        #[cfg(not(debug_assertions))]
         match self.cx.entities.resolve(e) {
             Some(at) => Ok(self.cx.insert_component(at, value)),
             None => Err(NoSuchEntity(e)),
+        }
+        // A debug build gives the value up to `Context::add_raw`, compiled
+        // once per context; per component type, this shell and
+        // `insert_at` (see `add_raw`).
+        #[cfg(debug_assertions)]
+        {
+            let mut value = core::mem::ManuallyDrop::new(value);
+            let mut old: Option<C> = None;
+            // SAFETY: `value` is an initialised `C` (`ManuallyDrop` is
+            // `repr(transparent)`), never used again here: `add_raw` moves
+            // it out or drops it (`Drops::<C>::RUN` is `C`'s); `old` is an
+            // `Option<C>` holding nothing to drop, and `insert_at::<Cx, C>`
+            // stores a `C` in `C`'s column, the column of `C::INDEX`.
+            let held = unsafe {
+                self.cx.add_raw(
+                    e,
+                    C::INDEX,
+                    &raw mut value as *mut u8,
+                    &raw mut old as *mut u8,
+                    crate::context::insert_at::<Cx, C>,
+                    crate::storage::drops::Drops::<C>::RUN,
+                )
+            };
+            match held {
+                Some(true) => Ok(old),
+                // A value the entity did not hold is one a panicking storage
+                // or drop left unclaimed: not the entity's to return; `old`
+                // is dropped on return, after its bit is set.
+                Some(false) => Ok(None),
+                None => Err(NoSuchEntity(e)),
+            }
         }
     }
 

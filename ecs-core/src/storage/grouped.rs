@@ -555,6 +555,39 @@ pub const fn member_drop<T>() -> Option<unsafe fn(*mut u8)> {
 #[repr(transparent)]
 pub struct GroupColumn<G: Group, const I: usize>(Grouped<G>);
 
+impl<G: Member<I>, const I: usize> GroupColumn<G, I>
+where
+    <G as Member<I>>::Item: ComponentBounds,
+{
+    /// A debug build's [`Column::insert_new`] of a value that needs a drop
+    /// (the optimised build's body).
+    #[cfg(debug_assertions)]
+    fn insert_dropping(&mut self, id: EntityId, value: <G as Member<I>>::Item) {
+        let i = id.index();
+        let (slot, was) = self.0.claim(i, 1 << I);
+        // SAFETY: as in `insert`.
+        let member = unsafe { G::project(slot) }.cast::<<G as Member<I>>::Item>();
+        let g = &mut self.0;
+        // A value that needs no drop is simply overwritten: for those (most
+        // components) the branch is not compiled (it cost an optimised
+        // spawn 10 instructions per member, callgrind).
+        if const { core::mem::needs_drop::<<G as Member<I>>::Item>() } && was {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): dropped in place, its bit cleared meanwhile (a
+            // panicking `drop` leaves the member without a value), rather
+            // than read out and dropped by typed code.
+            g.masks[i] &= !(1 << I);
+            // SAFETY: as in `insert`: the bit was set, so the member is
+            // initialised; it is dropped once, its bit clear.
+            unsafe { core::ptr::drop_in_place(member) };
+            g.masks[i] |= 1 << I;
+        }
+        // SAFETY: as in `insert`: the member's field of a live cell, holding
+        // no value (any was dropped above).
+        unsafe { member.write(value) };
+    }
+}
+
 impl<G: Member<I>, const I: usize> Storage for GroupColumn<G, I>
 where
     <G as Member<I>>::Item: ComponentBounds,
@@ -606,6 +639,7 @@ where
     // Not `#[inline]`: as `insert`, left to the optimiser (with the hint,
     // inlined into every spawn, rustc's instructions for an optimised build
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
+    #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         let i = id.index();
         let (slot, was) = self.0.claim(i, 1 << I);
@@ -629,6 +663,33 @@ where
         // SAFETY: as in `insert`: the member's field of a live cell, holding
         // no value (any was dropped above).
         unsafe { member.write(value) };
+    }
+
+    // A debug build copies a value that needs no drop into its member's
+    // field, the value moved (into a `ManuallyDrop`) before any call: no
+    // drop flag, no unwinding path for it (the typed body was 56 lines of
+    // IR per member, 560 at 64 components / 32 systems, `cargo
+    // llvm-lines`); one that does goes through the typed body.
+    #[cfg(debug_assertions)]
+    fn insert_new(&mut self, id: EntityId, value: Self::Item) {
+        if const { core::mem::needs_drop::<Self::Item>() } {
+            self.insert_dropping(id, value);
+        } else {
+            let value = core::mem::ManuallyDrop::new(value);
+            let (slot, _) = self.0.claim(id.index(), 1 << I);
+            // SAFETY: as in `insert`: the member's field of a live cell
+            // (`claim` grew for it, and set its bit); any value it held
+            // needs no drop (of the member's type), so overwriting it
+            // leaks nothing; `value` is a member's value (`ManuallyDrop`
+            // is `repr(transparent)`) on the stack, of the field's size.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    &raw const value as *const u8,
+                    G::project(slot) as *mut u8,
+                    const { size_of::<Self::Item>() },
+                )
+            };
+        }
     }
 
     fn remove(&mut self, id: EntityId) -> Option<Self::Item> {

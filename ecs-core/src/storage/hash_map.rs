@@ -110,6 +110,25 @@ impl Ids {
         let _ = self.find_or_claim(id);
     }
 
+    /// A debug build's [`Column::insert_new`] of the `size` bytes at
+    /// `value` (the values' size) for `id`, untyped: as the typed one
+    /// does, an unclaimed value `id` held is discarded first.
+    ///
+    /// # Safety
+    /// `value` points to `size` readable and writable bytes of a value of `values`'
+    /// type, which needs no drop (a panic before it is stored leaks it),
+    /// outside `values`' buffer; `values` are this map's.
+    #[cfg(debug_assertions)]
+    unsafe fn insert_bytes(&mut self, values: &mut RawPacked, id: EntityId, value: *mut u8, size: usize) {
+        values.reserve_one();
+        if self.find_or_claim(id).is_ok() {
+            self.discard_unclaimed(values, size, id);
+        }
+        // SAFETY: the caller's contract; `id` now names the next packed
+        // index, where the value goes.
+        unsafe { values.push_bytes(value, size) };
+    }
+
     /// Takes `id` out of the map the way `swap_remove(p)` takes its value
     /// out of the packed values, and returns `p`: the last packed id moves
     /// to `p`.
@@ -176,6 +195,18 @@ impl<T: ComponentBounds> Storage for HashMapStorage<T> {
 }
 
 impl<T> HashMapStorage<T> {
+    /// A debug build's [`Column::insert_new`] of a value that needs a drop
+    /// (the optimised build's body).
+    #[cfg(debug_assertions)]
+    fn insert_dropping(&mut self, id: EntityId, value: T) {
+        self.values.reserve_one();
+        if self.ids.find_or_claim(id).is_ok() {
+            self.ids
+                .discard_unclaimed(self.values.raw_mut(), const { size_of::<T>() }, id);
+        }
+        self.values.push(value);
+    }
+
     /// Number of ids holding a value.
     ///
     /// # Examples
@@ -237,6 +268,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     // Not `#[inline]`: as `insert`, left to the optimiser (with the hint,
     // inlined into every spawn, rustc's instructions for an optimised build
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
+    #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: T) {
         self.values.reserve_one();
         if self.ids.find_or_claim(id).is_ok() {
@@ -248,6 +280,32 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
                 .discard_unclaimed(self.values.raw_mut(), const { size_of::<T>() }, id);
         }
         self.values.push(value);
+    }
+
+    // A debug build stores a value that needs no drop by `insert_bytes`,
+    // compiled once; one that does as an optimised build does. In both
+    // branches the value is moved before any call: no drop flag, no
+    // unwinding path for it (the typed body was 45 lines of IR per
+    // component type, 450 at 64 components / 32 systems, `cargo
+    // llvm-lines`).
+    #[cfg(debug_assertions)]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        if const { core::mem::needs_drop::<T>() } {
+            self.insert_dropping(id, value);
+        } else {
+            let mut value = ManuallyDrop::new(value);
+            // SAFETY: `value` is a `T` (`ManuallyDrop` is
+            // `repr(transparent)`), which needs no drop, on the stack, of
+            // the values' size.
+            unsafe {
+                self.ids.insert_bytes(
+                    self.values.raw_mut(),
+                    id,
+                    &raw mut value as *mut u8,
+                    const { size_of::<T>() },
+                )
+            };
+        }
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {

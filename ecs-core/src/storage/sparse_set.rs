@@ -120,6 +120,32 @@ mod ids {
         unsafe { values.discard(p, size) };
     }
 
+    /// A debug build's `Column::insert_new` of the `size` bytes at `value`
+    /// (the values' size) for `id`, untyped: as the typed one does, an
+    /// unclaimed value `id` held is discarded first.
+    ///
+    /// # Safety
+    /// `value` points to `size` readable and writable bytes of a value of `values`'
+    /// type, which needs no drop (a panic before it is stored leaks it),
+    /// outside `values`' buffer; `owners`, `index` and `values` are one
+    /// storage's.
+    #[cfg(debug_assertions)]
+    pub(super) unsafe fn insert_bytes(
+        owners: &mut Vec<EntityId>,
+        index: &mut Vec<u32>,
+        values: &mut super::RawPacked,
+        id: EntityId,
+        value: *mut u8,
+        size: usize,
+    ) {
+        if let Some(p) = slot(index, id) {
+            discard_unclaimed(owners, index, values, size, id, p);
+        }
+        // SAFETY: the caller's contract.
+        let at = unsafe { values.push_bytes(value, size) } as u32;
+        claim(owners, index, id, at);
+    }
+
     /// Gives the value of `from`, if any, to `to`, and the value `to` held,
     /// if any (one no entity claims), to `from`: the values stay where they
     /// are packed, only their owners change. The whole of
@@ -152,6 +178,25 @@ unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
 unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
+    /// A debug build's [`Column::insert_new`] of a value that needs a drop
+    /// (the optimised build's body).
+    #[cfg(debug_assertions)]
+    fn insert_dropping(&mut self, id: EntityId, value: T) {
+        if let Some(p) = self.slot(id) {
+            ids::discard_unclaimed(
+                &mut self.owners,
+                &mut self.index,
+                self.values.raw_mut(),
+                const { size_of::<T>() },
+                id,
+                p,
+            );
+        }
+        let at = self.values.len() as u32;
+        self.values.push(value);
+        ids::claim(&mut self.owners, &mut self.index, id, at);
+    }
+
     /// The packed index of `id`'s value, if any.
     #[inline]
     fn slot(&self, id: EntityId) -> Option<usize> {
@@ -218,6 +263,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     // Not `#[inline]`: as `insert`, left to the optimiser (with the hint,
     // inlined into every spawn, rustc's instructions for an optimised build
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
+    #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: T) {
         if let Some(p) = self.slot(id) {
             // Not new after all (an unclaimed value, left by a spawn that
@@ -236,6 +282,35 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
         let at = self.values.len() as u32;
         self.values.push(value);
         ids::claim(&mut self.owners, &mut self.index, id, at);
+    }
+
+    // A debug build stores a value that needs no drop by
+    // `ids::insert_bytes`, compiled once; one that does as an optimised
+    // build does. In both branches the value is moved before any call: no
+    // drop flag, no unwinding path for it (the typed body was 62 lines of
+    // IR per component type, `cargo llvm-lines` at 64 components / 32
+    // systems).
+    #[cfg(debug_assertions)]
+    fn insert_new(&mut self, id: EntityId, value: T) {
+        if const { core::mem::needs_drop::<T>() } {
+            self.insert_dropping(id, value);
+        } else {
+            let mut value = core::mem::ManuallyDrop::new(value);
+            // SAFETY: `value` is a `T` (`ManuallyDrop` is
+            // `repr(transparent)`), which needs no drop, on the stack, of
+            // the values' size; `owners`, `index` and `values` are this
+            // storage's.
+            unsafe {
+                ids::insert_bytes(
+                    &mut self.owners,
+                    &mut self.index,
+                    self.values.raw_mut(),
+                    id,
+                    &raw mut value as *mut u8,
+                    const { size_of::<T>() },
+                )
+            };
+        }
     }
 
     fn remove(&mut self, id: EntityId) -> Option<T> {
