@@ -483,6 +483,25 @@ mod tests {
         }));
     }
 
+    /// `new` builds the untyped parts and transmutes them: the values'
+    /// slots must have the type's layout (an over-aligned type is stored
+    /// aligned, with room made up front for a fixed limit) and its drop
+    /// function (the storage's drop drops each value once).
+    #[test]
+    fn new_gives_the_values_their_type_layout_and_drop() {
+        super::super::tests::insert_new_drops_replaced(HashMapStorage::new(EntityLimit::Fixed(8)));
+        #[repr(align(64))]
+        struct Wide(u8);
+        let mut s = HashMapStorage::<Wide>::new(EntityLimit::Fixed(8));
+        for i in 0..20 {
+            s.insert(EntityId(i), Wide(i as u8));
+        }
+        for i in 0..20 {
+            let w = s.get(EntityId(i)).unwrap();
+            assert_eq!(((w as *const Wide).addr() % 64, w.0), (0, i as u8));
+        }
+    }
+
     #[test]
     fn insert_new_drops_a_replaced_value_once() {
         super::super::tests::insert_new_drops_replaced(HashMapStorage::new(EntityLimit::Dynamic { initial: 0 }));
