@@ -260,11 +260,15 @@ impl<G: Group> Grouped<G> {
     /// Crate-private: each caller makes sure that every member the storage
     /// will hold is `Send + Sync` (see `Grouped`'s `Send` impl).
     pub(crate) fn new_unchecked(limit: EntityLimit) -> Self {
-        let len = limit.initial_capacity();
+        // A constant, as in `Contiguous::new`. The untyped fields built by
+        // one function, then moved (no call while one is live): built
+        // here, the slots made before the masks had a landing pad per
+        // group type (see `SparseSetStorage::new`).
+        let GroupCells { slots, masks } =
+            GroupCells::new(const { Layout::new::<G::Slots>() }, limit.initial_capacity());
         Self {
-            // A constant, as in `Contiguous::new`.
-            slots: Slots::new(const { Layout::new::<G::Slots>() }, len),
-            masks: vec![0; len],
+            slots,
+            masks,
             _values: PhantomData,
         }
     }
@@ -429,6 +433,17 @@ impl<G: Group> Drop for Grouped<G> {
 struct GroupCells {
     slots: Slots,
     masks: Vec<u8>,
+}
+
+impl GroupCells {
+    /// Empty cells for `len` slots of layout `item`, their masks clear.
+    #[inline(never)]
+    fn new(item: Layout, len: usize) -> Self {
+        Self {
+            slots: Slots::new(item, len),
+            masks: vec![0; len],
+        }
+    }
 }
 
 /// [`Column::relocate`] (and so [`Column::swap`]) of a grouped member, whatever

@@ -58,7 +58,7 @@ impl RawPacked {
     /// An empty array of values of layout `item`, dropped by `drop`, with
     /// room for `cap` of them.
     #[inline(never)]
-    fn new(item: Layout, drop: Option<DropRun>, cap: usize) -> Self {
+    pub(super) fn new(item: Layout, drop: Option<DropRun>, cap: usize) -> Self {
         Self {
             slots: Slots::new(item, cap),
             len: 0,
