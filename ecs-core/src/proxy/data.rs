@@ -86,36 +86,31 @@ macro_rules! walk_body {
         // hand out mutable borrows nor borrow components this system writes;
         // other subtasks touch other entities; no concurrent system
         // conflicts; and the storages stay shared-borrowed for `'a`.
-        // A debug build walks the runs `next_run` finds, in one loop with
-        // one expansion of `walk_run!` (see `next_run`), whatever `Q` is: a
-        // query that reads no linear column too (its run's items are
-        // fetched by id, `start + k`, as `Query::run_item` allows for any
-        // query), so that each walk compiles one loop and no dead arm. With
-        // the optimised build's test of `Q::LINEAR` below, the arm not
-        // taken was still compiled as a dozen unreachable blocks per walk
-        // (rustc creates a block for each MIR block of the function).
-        #[cfg(debug_assertions)]
-        {
-            let mut done = 0;
-            loop {
-                let (first, len) = view.part.next_run(Self::RUNS, &mut done);
-                if len == 0 {
-                    break;
-                }
-                // SAFETY: the ids `first..first + len` are the next `len` of
-                // the subtask's ids (`next_run`); see above.
-                walk_run!($Q, $BLOCKS, view, fetch, first, len, $f, $how);
-            }
-        }
-        // An optimised build: a query that reads a linear column walks runs
-        // of consecutive ids, from each column's value of the run's first
-        // id. `Q::LINEAR` is a constant tested on its own, so that for other
-        // queries none of this code is generated.
-        #[cfg(not(debug_assertions))]
+        // A query that reads a linear column walks runs of consecutive ids,
+        // from each column's value of the run's first id. `Q::LINEAR` is a
+        // constant tested on its own, so that for other queries none of this
+        // code is generated (not even in a debug build, where a branch on a
+        // computed condition keeps both arms).
         'walk: {
             if <$Q as QueryCode<Cx>>::LINEAR {
-                // One loop per way the ids lie, each specialised (`walk_run!`
-                // expanded in each).
+                // A debug build walks the runs `next_run` finds, in one loop
+                // with one expansion of `walk_run!` (see `next_run`).
+                #[cfg(debug_assertions)]
+                {
+                    let mut done = 0;
+                    loop {
+                        let (first, len) = view.part.next_run(Self::RUNS, &mut done);
+                        if len == 0 {
+                            break;
+                        }
+                        // SAFETY: the ids `first..first + len` are the next
+                        // `len` of the subtask's ids (`next_run`); see above.
+                        walk_run!($Q, $BLOCKS, view, fetch, first, len, $f, $how);
+                    }
+                }
+                // An optimised build, one loop per way the ids lie, each
+                // specialised (`walk_run!` expanded in each).
+                #[cfg(not(debug_assertions))]
                 {
                     let ids = view.part.ids();
                     // The common case of entities created together: ids are one
