@@ -48,28 +48,6 @@ pub struct Place<K: Column> {
     pub(crate) first: NonNull<K::Item>,
 }
 
-/// The id `$id + $k` (`$id` a `u32`, `$k` a `usize`), where the caller
-/// knows it to be an id of the walk's run (an id itself, so neither the
-/// cast nor the addition can overflow). A debug build adds without the
-/// overflow check (`wrapping_add`, inlined even there): the check, its
-/// branch and its panicking block were compiled for every non-linear
-/// column of every walk, and for each query of ids. An optimised build's
-/// code is unchanged (`+`, unchecked there).
-#[cfg(debug_assertions)]
-macro_rules! id_plus {
-    ($id:expr, $k:expr) => {
-        $id.wrapping_add($k as u32)
-    };
-}
-/// The id `$id + $k`: see the debug build's `id_plus!`.
-#[cfg(not(debug_assertions))]
-macro_rules! id_plus {
-    ($id:expr, $k:expr) => {
-        $id + $k as u32
-    };
-}
-pub(crate) use id_plus;
-
 /// [`Place::ptr`] of `$place` (a `Place<$K>`, evaluated more than once: a
 /// place expression) for `$j`, expanded where a walk reaches each entity's
 /// value (the queries' `run_item`): as the always-inlined method, a debug
@@ -82,7 +60,7 @@ macro_rules! place_ptr {
         if <$K as Column>::LINEAR {
             $place.first.add($j)
         } else {
-            <$K as Column>::fetch($place.fetch, EntityId(id_plus!($place.start.0, $j)))
+            <$K as Column>::fetch($place.fetch, EntityId($place.start.0 + $j as u32))
         }
     };
 }
@@ -130,7 +108,7 @@ impl<K: Column> Place<K> {
     pub(crate) unsafe fn offset(&self, k: usize) -> Self {
         Place {
             fetch: self.fetch,
-            start: EntityId(id_plus!(self.start.0, k)),
+            start: EntityId(self.start.0 + k as u32),
             // SAFETY: as `ptr`'s, forwarded from the caller (unused when
             // the column is not linear).
             first: if K::LINEAR { unsafe { self.ptr(k) } } else { self.first },

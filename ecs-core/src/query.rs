@@ -7,7 +7,7 @@
 //! time by a constant).
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
-use crate::block::{id_plus, place_ptr, Place, Staged};
+use crate::block::{place_ptr, Place, Staged};
 use crate::decl::{Component, ContextDecl};
 use crate::handle::EntityId;
 use crate::storage::Column;
@@ -400,16 +400,16 @@ unsafe impl<Cx: ContextDecl> QueryCode<Cx> for EntityId {
     }
     #[inline(always)]
     unsafe fn run_item<'i>(start: &EntityId, k: usize) -> Self::Item<'i> {
-        EntityId(id_plus!(start.0, k))
+        EntityId(start.0 + k as u32)
     }
     type Block = EntityId;
     #[inline(always)]
     unsafe fn block(start: &EntityId, k: usize) -> EntityId {
-        EntityId(id_plus!(start.0, k))
+        EntityId(start.0 + k as u32)
     }
     #[inline(always)]
     unsafe fn block_item(start: &mut EntityId, j: usize) -> EntityId {
-        EntityId(id_plus!(start.0, j))
+        EntityId(start.0 + j as u32)
     }
 }
 
