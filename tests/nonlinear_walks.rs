@@ -1,9 +1,10 @@
 //! Walks of queries mixing a linear column (`contiguous`) with columns
 //! reached by id (`sparse_set`, `hash_map`) and ids, and of queries of the
 //! latter only: over one run of ids and over scattered ids (after kills),
-//! in blocks and in place. Over a run, the ids and the values by id are
-//! those of `start + k` (`id_plus!` in `ecs-core/src/block.rs`, without
-//! the overflow check in a debug build); every entity must get its own
+//! in blocks and in place. An optimised build walks a run from its first
+//! id (ids and values by id of `start + k`), a debug build outside Miri
+//! fetches every item by its id (`walk_body!` in
+//! `ecs-core/src/proxy/data.rs`); either way every entity must get its own
 //! values, once.
 
 use ecs::{Data, Entity, EntityId, System};
