@@ -38,6 +38,26 @@ macro_rules! visit {
     };
 }
 
+/// `$k += 1` for a walk's counter `k`, incremented only after `k < len`
+/// was tested (`len` a `usize`): `k + 1 <= len` cannot overflow. A debug build adds
+/// without the overflow check (`wrapping_add`, inlined even there), which
+/// was a check, a branch and a panicking block in every walk; an
+/// optimised build's code is unchanged.
+#[cfg(debug_assertions)]
+macro_rules! incr {
+    ($k:ident) => {
+        $k = $k.wrapping_add(1)
+    };
+}
+
+/// `$k += 1`: see the debug build's `incr!`.
+#[cfg(not(debug_assertions))]
+macro_rules! incr {
+    ($k:ident) => {
+        $k += 1
+    };
+}
+
 /// Calls `f` (a `Visit`, bound to a mutable local) with the view and the
 /// item of `Q` for each entity of the subtask of `data` (a `Data`), in
 /// blocks when `BLOCKS` and the ids are one run.
@@ -165,7 +185,7 @@ macro_rules! walk_body {
                     // subtask's ids; see above.
                     unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) }
                 );
-                k += 1;
+                incr!(k);
             }
         }
     }};
@@ -281,7 +301,7 @@ macro_rules! walk_run {
                 // are the subtask's too (the expansion site's guarantee).
                 unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) }
             );
-            k += 1;
+            incr!(k);
         }
     }};
 }
