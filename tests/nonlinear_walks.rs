@@ -53,11 +53,13 @@ impl System<World> for Blocks {
 impl System<World> for InPlace {
     fn process(&self, data: &mut Data<'_, World, Self>, _: &()) {
         data.output().clear();
-        data.for_entities_in_place::<(EntityId, &Sp, &Hm)>(|view, (id, s, h)| view.output().push((id, s.0 * 1000 + h.0)));
+        data.for_entities_in_place::<(EntityId, &Sp, &Hm)>(|view, (id, s, h)| {
+            view.output().push((id, s.0 * 1000 + h.0))
+        });
     }
 }
 
-/// The outputs of system `S`, sorted.
+/// `v` sorted by id.
 fn sorted(mut v: Vec<(EntityId, u32)>) -> Vec<(EntityId, u32)> {
     v.sort_by_key(|&(id, _)| id.index());
     v
@@ -72,7 +74,11 @@ fn nonlinear_queries_walk_runs_and_scattered_ids() {
         world.step(|p| p.run_all(&()));
         world.step(|p| {
             let expect: Vec<_> = (0..n).map(|i| (p.id_of(es[i as usize]).unwrap(), i + 1)).collect();
-            assert_eq!(sorted(p.outputs::<Blocks>().concat()), sorted(expect.clone()), "{n} entities");
+            assert_eq!(
+                sorted(p.outputs::<Blocks>().concat()),
+                sorted(expect.clone()),
+                "{n} entities"
+            );
             let expect: Vec<_> = expect.iter().map(|&(id, s)| (id, s * 1000 + s)).collect();
             assert_eq!(sorted(p.outputs::<InPlace>().concat()), sorted(expect), "{n} entities");
             // Scattered ids: every third entity killed.
@@ -84,7 +90,10 @@ fn nonlinear_queries_walk_runs_and_scattered_ids() {
         world.step(|p| p.run_all(&()));
         world.step(|p| {
             let alive: Vec<u32> = (0..n).filter(|i| i % 3 != 0).collect();
-            let expect: Vec<_> = alive.iter().map(|&i| (p.id_of(es[i as usize]).unwrap(), 2 * i + 3)).collect();
+            let expect: Vec<_> = alive
+                .iter()
+                .map(|&i| (p.id_of(es[i as usize]).unwrap(), 2 * i + 3))
+                .collect();
             assert_eq!(sorted(p.outputs::<Blocks>().concat()), sorted(expect), "{n} entities");
             let expect: Vec<_> = alive
                 .iter()
