@@ -106,8 +106,9 @@ macro_rules! walk_body {
         'walk: {
             #[cfg(any(not(debug_assertions), miri))]
             if <$Q as QueryCode<Cx>>::LINEAR {
-                // A debug build walks the runs `next_run` finds, in one loop
-                // with one expansion of `walk_run!` (see `next_run`).
+                // A debug build under Miri walks the runs `next_run` finds,
+                // in one loop with one expansion of `walk_run!` (see
+                // `next_run`).
                 #[cfg(debug_assertions)]
                 {
                     let mut done = 0;
