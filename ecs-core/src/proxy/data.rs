@@ -38,6 +38,26 @@ macro_rules! visit {
     };
 }
 
+/// `$k += 1` for a walk's counter `k`, incremented only after `k < len`
+/// was tested (`len` a `usize`): `k + 1 <= len` cannot overflow. A debug build adds
+/// without the overflow check (`wrapping_add`, inlined even there), which
+/// was a check, a branch and a panicking block in every walk; an
+/// optimised build's code is unchanged.
+#[cfg(debug_assertions)]
+macro_rules! incr {
+    ($k:ident) => {
+        $k = $k.wrapping_add(1)
+    };
+}
+
+/// `$k += 1`: see the debug build's `incr!`.
+#[cfg(not(debug_assertions))]
+macro_rules! incr {
+    ($k:ident) => {
+        $k += 1
+    };
+}
+
 /// Calls `f` (a `Visit`, bound to a mutable local) with the view and the
 /// item of `Q` for each entity of the subtask of `data` (a `Data`), in
 /// blocks when `BLOCKS` and the ids are one run.
@@ -71,10 +91,24 @@ macro_rules! walk_body {
         // constant tested on its own, so that for other queries none of this
         // code is generated (not even in a debug build, where a branch on a
         // computed condition keeps both arms).
+        //
+        // A debug build (outside Miri) walks every query one id at a time,
+        // as the loop after this test: the same items, each fetched by its
+        // id, in place (blocks only move values to and from the stack; what
+        // the closure sees is the same). The walks over runs and in blocks
+        // were most of a debug build's code per walk (places, their
+        // offsets, the count of runs): rustc's instructions for the 64/32
+        // declaration's debug build 3.829 G -> 3.525 G (COMPILE_COST.md,
+        // nineteenth round). Under Miri, which checks the run and block
+        // code's raw pointers, a debug build keeps walking runs
+        // (`next_run`); the release CI lane tests the optimised walk.
+        #[cfg_attr(all(debug_assertions, not(miri)), allow(unused_labels))]
         'walk: {
+            #[cfg(any(not(debug_assertions), miri))]
             if <$Q as QueryCode<Cx>>::LINEAR {
-                // A debug build walks the runs `next_run` finds, in one loop
-                // with one expansion of `walk_run!` (see `next_run`).
+                // A debug build under Miri walks the runs `next_run` finds,
+                // in one loop with one expansion of `walk_run!` (see
+                // `next_run`).
                 #[cfg(debug_assertions)]
                 {
                     let mut done = 0;
@@ -152,7 +186,7 @@ macro_rules! walk_body {
                     // subtask's ids; see above.
                     unsafe { <$Q as QueryCode<Cx>>::fetch(fetch, *ids.get_unchecked(k)) }
                 );
-                k += 1;
+                incr!(k);
             }
         }
     }};
@@ -225,6 +259,8 @@ macro_rules! walk {
 /// subtask's entities and holds every component `Q` borrows, `fetch` is
 /// `Q::init` of the context's storages, and `f` gets each item for one
 /// call.
+// Unused by a debug build's walks outside Miri (`walk_body!`).
+#[cfg_attr(all(debug_assertions, not(miri)), allow(unused_macros))]
 macro_rules! walk_run {
     ($Q:ty, $BLOCKS:expr, $view:ident, $fetch:expr, $first:expr, $len:expr, $f:expr, $how:ident) => {{
         // `$first` (a `u32`) and `$len` (a `usize`) are the expansion
@@ -266,7 +302,7 @@ macro_rules! walk_run {
                 // are the subtask's too (the expansion site's guarantee).
                 unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k) }
             );
-            k += 1;
+            incr!(k);
         }
     }};
 }
@@ -498,6 +534,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// (`run_len`): under `layout: archetypes`, where a system's ids are
     /// a few runs; elsewhere they may be scattered, and the search for each
     /// run's end would be paid per id.
+    // Unused by a debug build's walks outside Miri (`walk_body!`).
+    #[cfg_attr(all(debug_assertions, not(miri)), allow(dead_code))]
     const RUNS: bool = matches!(Cx::SETTINGS.layout, crate::layout::Layout::Archetypes);
 
     /// Calls `f` with the view and the item of query `Q` for each entity of
@@ -575,6 +613,8 @@ impl<'a, Cx: ContextDecl, S: SystemOf<Cx>> Data<'a, Cx, S> {
     /// mostly branch and write little, since every moved value is moved
     /// back (1.6x slower on a bounds check that may write position and
     /// velocity). Entities that are not one run are walked one at a time.
+    /// So is every walk of a debug build (outside Miri), each item fetched
+    /// by its id: the same items, for less code to compile.
     ///
     /// # Panics
     /// As [`for_entities`](Self::for_entities). A panic of `f` moves every
@@ -1067,6 +1107,8 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 /// `walk!`'s guarantees for each id of the run `start..start + len`
 /// of `place`: each is one of the subtask's entities and holds every
 /// component `Q` borrows, and `f` gets each item for one call.
+// Unused by a debug build's walks outside Miri (`walk_body!`).
+#[cfg_attr(all(debug_assertions, not(miri)), allow(dead_code))]
 #[inline(always)]
 unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
     view: &mut View<'a, Cx, S>,
@@ -1101,6 +1143,8 @@ unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
 /// by run, as over movers of one set (callgrind, 20 000 and 40 000 movers,
 /// 20 steps). Not generic, and out of line: compiled once, in `ecs-core`,
 /// and called once per run.
+// Unused by a debug build's walks outside Miri (`walk_body!`).
+#[cfg_attr(all(debug_assertions, not(miri)), allow(dead_code))]
 #[inline(never)]
 fn run_len(ids: &[EntityId]) -> usize {
     let first = ids[0].0;
@@ -1133,6 +1177,8 @@ impl<'a, Cx: ContextDecl> Part<'a, Cx> {
     /// run into `done`: one copy per context, where each walk passed the
     /// part's fields and added to its count itself (about 14 instructions
     /// per walk in a debug build).
+    // Unused by a debug build's walks outside Miri (`walk_body!`).
+    #[cfg_attr(all(debug_assertions, not(miri)), allow(dead_code))]
     #[cfg(debug_assertions)]
     #[inline(never)]
     fn next_run(&self, runs: bool, done: &mut usize) -> (u32, usize) {
@@ -1152,6 +1198,8 @@ impl<'a, Cx: ContextDecl> Part<'a, Cx> {
 /// specialises nothing, each walk compiled the three loops and three calls
 /// of `walk_run`, which this function's one loop replaces. Not generic,
 /// and out of line: compiled once, in `ecs-core`.
+// Unused by a debug build's walks outside Miri (`walk_body!`).
+#[cfg_attr(all(debug_assertions, not(miri)), allow(dead_code))]
 #[cfg(debug_assertions)]
 fn next_run(set: &SparseSet, all: &[EntityId], start: usize, end: usize, runs: bool, done: usize) -> (u32, usize) {
     let rest = &all[start..end][done..];
