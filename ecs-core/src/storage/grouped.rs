@@ -574,10 +574,12 @@ impl<G: Member<I>, const I: usize> GroupColumn<G, I>
 where
     <G as Member<I>>::Item: ComponentBounds,
 {
-    /// A debug build's [`Column::insert_new`] of a value that needs a drop
-    /// (the optimised build's body).
-    #[cfg(debug_assertions)]
-    fn insert_dropping(&mut self, id: EntityId, value: <G as Member<I>>::Item) {
+    /// The typed body of [`Column::insert_new`]: an optimised build's for
+    /// every value, a debug build's for a value that needs a drop (one
+    /// that needs none is copied by untyped code there). Inlined into the
+    /// optimised build's `insert_new`, which stays that build's only body.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn insert_typed(&mut self, id: EntityId, value: <G as Member<I>>::Item) {
         let i = id.index();
         let (slot, was) = self.0.claim(i, 1 << I);
         // SAFETY: as in `insert`.
@@ -656,28 +658,7 @@ where
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
     #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
-        let i = id.index();
-        let (slot, was) = self.0.claim(i, 1 << I);
-        // SAFETY: as in `insert`.
-        let member = unsafe { G::project(slot) }.cast::<Self::Item>();
-        let g = &mut self.0;
-        // A value that needs no drop is simply overwritten: for those (most
-        // components) the branch is not compiled (it cost an optimised
-        // spawn 10 instructions per member, callgrind).
-        if const { core::mem::needs_drop::<Self::Item>() } && was {
-            // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): dropped in place, its bit cleared meanwhile (a
-            // panicking `drop` leaves the member without a value), rather
-            // than read out and dropped by typed code.
-            g.masks[i] &= !(1 << I);
-            // SAFETY: as in `insert`: the bit was set, so the member is
-            // initialised; it is dropped once, its bit clear.
-            unsafe { core::ptr::drop_in_place(member) };
-            g.masks[i] |= 1 << I;
-        }
-        // SAFETY: as in `insert`: the member's field of a live cell, holding
-        // no value (any was dropped above).
-        unsafe { member.write(value) };
+        self.insert_typed(id, value);
     }
 
     // A debug build copies a value that needs no drop into its member's
@@ -688,7 +669,7 @@ where
     #[cfg(debug_assertions)]
     fn insert_new(&mut self, id: EntityId, value: Self::Item) {
         if const { core::mem::needs_drop::<Self::Item>() } {
-            self.insert_dropping(id, value);
+            self.insert_typed(id, value);
         } else {
             let value = core::mem::ManuallyDrop::new(value);
             let (slot, _) = self.0.claim(id.index(), 1 << I);

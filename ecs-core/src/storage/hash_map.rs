@@ -220,12 +220,18 @@ impl<T: ComponentBounds> Storage for HashMapStorage<T> {
 }
 
 impl<T> HashMapStorage<T> {
-    /// A debug build's [`Column::insert_new`] of a value that needs a drop
-    /// (the optimised build's body).
-    #[cfg(debug_assertions)]
-    fn insert_dropping(&mut self, id: EntityId, value: T) {
+    /// The typed body of [`Column::insert_new`]: an optimised build's for
+    /// every value, a debug build's for a value that needs a drop (one
+    /// that needs none is copied by untyped code there). Inlined into the
+    /// optimised build's `insert_new`, which stays that build's only body.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn insert_typed(&mut self, id: EntityId, value: T) {
         self.values.reserve_one();
         if self.ids.find_or_claim(id).is_ok() {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): the old value is discarded first, out of line and
+            // untyped (the map first: a panicking `drop` leaves the column
+            // without it), then `id` claims the next packed index.
             self.ids
                 .discard_unclaimed(self.values.raw_mut(), const { size_of::<T>() }, id);
         }
@@ -295,16 +301,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
     #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: T) {
-        self.values.reserve_one();
-        if self.ids.find_or_claim(id).is_ok() {
-            // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): the old value is discarded first, out of line and
-            // untyped (the map first: a panicking `drop` leaves the column
-            // without it), then `id` claims the next packed index.
-            self.ids
-                .discard_unclaimed(self.values.raw_mut(), const { size_of::<T>() }, id);
-        }
-        self.values.push(value);
+        self.insert_typed(id, value);
     }
 
     // A debug build stores a value that needs no drop by `insert_bytes`,
@@ -316,7 +313,7 @@ unsafe impl<T: ComponentBounds> Column for HashMapStorage<T> {
     #[cfg(debug_assertions)]
     fn insert_new(&mut self, id: EntityId, value: T) {
         if const { core::mem::needs_drop::<T>() } {
-            self.insert_dropping(id, value);
+            self.insert_typed(id, value);
         } else {
             let mut value = ManuallyDrop::new(value);
             // SAFETY: `value` is a `T` (`ManuallyDrop` is

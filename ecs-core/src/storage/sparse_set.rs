@@ -200,11 +200,17 @@ unsafe impl<T: ComponentBounds> Sync for SparseSetStorage<T> {}
 unsafe impl<T: ComponentBounds> Send for SparseSetStorage<T> {}
 
 impl<T> SparseSetStorage<T> {
-    /// A debug build's [`Column::insert_new`] of a value that needs a drop
-    /// (the optimised build's body).
-    #[cfg(debug_assertions)]
-    fn insert_dropping(&mut self, id: EntityId, value: T) {
+    /// The typed body of [`Column::insert_new`]: an optimised build's for
+    /// every value, a debug build's for a value that needs a drop (one
+    /// that needs none is copied by untyped code there). Inlined into the
+    /// optimised build's `insert_new`, which stays that build's only body.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn insert_typed(&mut self, id: EntityId, value: T) {
         if let Some(p) = self.slot(id) {
+            // Not new after all (an unclaimed value, left by a spawn that
+            // panicked): the old value is discarded first, out of line and
+            // untyped (the map first: a panicking `drop` leaves the column
+            // without it), rather than replaced by typed code.
             ids::discard_unclaimed(
                 &mut self.owners,
                 &mut self.index,
@@ -287,23 +293,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     // of `scripts/compile-cost`'s 64/32 rose by 3%).
     #[cfg(not(debug_assertions))]
     fn insert_new(&mut self, id: EntityId, value: T) {
-        if let Some(p) = self.slot(id) {
-            // Not new after all (an unclaimed value, left by a spawn that
-            // panicked): the old value is discarded first, out of line and
-            // untyped (the map first: a panicking `drop` leaves the column
-            // without it), rather than replaced by typed code.
-            ids::discard_unclaimed(
-                &mut self.owners,
-                &mut self.index,
-                self.values.raw_mut(),
-                const { size_of::<T>() },
-                id,
-                p,
-            );
-        }
-        let at = self.values.len() as u32;
-        self.values.push(value);
-        ids::claim(&mut self.owners, &mut self.index, id, at);
+        self.insert_typed(id, value);
     }
 
     // A debug build stores a value that needs no drop by
@@ -315,7 +305,7 @@ unsafe impl<T: ComponentBounds> Column for SparseSetStorage<T> {
     #[cfg(debug_assertions)]
     fn insert_new(&mut self, id: EntityId, value: T) {
         if const { core::mem::needs_drop::<T>() } {
-            self.insert_dropping(id, value);
+            self.insert_typed(id, value);
         } else {
             let mut value = core::mem::ManuallyDrop::new(value);
             // SAFETY: `value` is a `T` (`ManuallyDrop` is
