@@ -13,7 +13,7 @@
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::bitset::ComponentSet;
-use crate::block::BLOCK;
+use crate::block::{BLOCK, CHUNK};
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::Entities;
@@ -212,6 +212,19 @@ pub(crate) unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
             }
         }
         done = blocks * BLOCK;
+    }
+    if !blocks && Q::IN_CHUNKS {
+        // Chunks of `CHUNK` ids, each a loop of fixed count (see `CHUNK`).
+        while len - done >= CHUNK {
+            // `0..CHUNK`, a constant count: over `done..done + CHUNK` the
+            // compiler did not see one and kept the loop scalar (2.1x
+            // slower on frag_iter).
+            for j in 0..CHUNK {
+                // SAFETY: as below, for `done + j < len`.
+                f(unsafe { Q::run_item(&place, done + j) });
+            }
+            done += CHUNK;
+        }
     }
     for k in done..len {
         // SAFETY: the ids `run.start..=run.start + k` are ids of the run
