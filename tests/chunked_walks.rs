@@ -1,10 +1,12 @@
 //! Walks in place over one written column that read nothing
-//! (`QueryCode::IN_CHUNKS`): an optimised build and Miri call the closure
-//! for 16 consecutive ids at a time, then for the rest one by one
-//! (`walk_run!` in `ecs-core/src/proxy/data.rs`, `walk_run` in
-//! `proxy/world_query.rs`). Over runs of every length around a chunk's
-//! (one run, scattered ids after kills, subtasks of a split system, on one
-//! thread and two), through a system's `for_each`, `for_entities` and
+//! (`QueryCode::IN_CHUNKS`): the step proxy's walks (`Defer::for_each`,
+//! `PreparedQuery::for_each`) call the closure for 16 consecutive ids at a
+//! time, then for the rest one by one (`walk_run` in
+//! `ecs-core/src/proxy/world_query.rs`); a system's walk of the same query
+//! goes one by one (`walk_run!` in `proxy/data.rs`, in an optimised build
+//! and under Miri). Over runs of every length around a chunk's (one run,
+//! scattered ids after kills, subtasks of a split system, on one thread and
+//! two), through a system's `for_each`, `for_entities` and
 //! `for_entities_in_place`, the step proxy's `for_each` and a
 //! `PreparedQuery`: each entity must be visited once, with its own value.
 

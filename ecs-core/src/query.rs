@@ -149,13 +149,13 @@ pub unsafe trait QueryCode<Cx: ContextDecl> {
     /// neighbours) or write several components mostly are such.
     #[doc(hidden)]
     const BLOCKS: bool = Self::STAGED == 1 && !Self::WITH_ID && Self::READS > 0;
-    /// Whether a walk in place over a run of ids goes `CHUNK` (16, in
-    /// `block.rs`) ids at a time before the rest one by one: when the query writes one component
-    /// whose column a block would stage (one kept side by side), reads none
-    /// and asks for no id, the walk is a map over one slice, which the
-    /// compiler vectorises; in chunks, its vector loop does 16 values per
-    /// iteration, and runs as fast wherever the linker places it (see
-    /// `CHUNK`).
+    /// Whether the step proxy's walk in place over a run of ids
+    /// (`Defer::for_each`, `PreparedQuery::for_each`) goes `CHUNK` (16, in
+    /// `block.rs`) ids at a time before the rest one by one: when the query
+    /// writes one component whose column a block would stage (one kept side
+    /// by side), reads none and asks for no id, the walk is a map over one
+    /// slice, which the compiler vectorises; in chunks, its vector loop
+    /// runs as fast wherever the linker places it (see `CHUNK`).
     #[doc(hidden)]
     const IN_CHUNKS: bool = Self::STAGED == 1 && !Self::WITH_ID && Self::READS == 0;
     /// Whether a walk over a run of consecutive ids may stay in place

@@ -3,9 +3,6 @@
 use crate::access::{CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn};
 use crate::bitset::ComponentSet;
 use crate::block::BLOCK;
-// Used by `walk_run!`, which a debug build's walks outside Miri do not expand.
-#[cfg(any(not(debug_assertions), miri))]
-use crate::block::CHUNK;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::handle::{Entity, EntityId};
@@ -285,27 +282,6 @@ macro_rules! walk_run {
         } else {
             0
         };
-        // A walk in place over one written column: chunks of `CHUNK` ids
-        // first, each a loop of fixed count (see `CHUNK`). (`IN_CHUNKS` is a
-        // constant: other walks generate no chunk code.)
-        if !$BLOCKS && <$Q as QueryCode<Cx>>::IN_CHUNKS {
-            while $len - k >= CHUNK {
-                // `0..CHUNK`, a constant count (see `world_query::walk_run`).
-                for j in 0..CHUNK {
-                    visit!(
-                        $how,
-                        $Q,
-                        $f,
-                        $view,
-                        // SAFETY: `$first + k + j` is in the run (`k + j <
-                        // $len`), and the ids before it are the subtask's
-                        // too (the expansion site's guarantee).
-                        unsafe { <$Q as QueryCode<Cx>>::run_item(&place, k + j) }
-                    );
-                }
-                k += CHUNK;
-            }
-        }
         // A range, not `ids.iter().enumerate().skip(done)`: the adapters'
         // code was inlined into every walk before LLVM saw it. One loop per
         // way of reaching the values, each with `f` inside (`call` is always
