@@ -26,6 +26,9 @@ use std::time::Instant;
 
 #[path = "common/fragmented_data.rs"]
 mod data;
+#[macro_use]
+#[path = "common/place.rs"]
+mod place;
 use data::{filler, spec, Pos, Vel, CHURN_STEP, ENTITIES, F0, F1, F2, F3, F4, F5};
 
 #[inline(always)]
@@ -65,21 +68,7 @@ const SHIFT: usize = 0;
 /// The workload's step, its body starting `K` bytes past a 64-byte boundary.
 #[inline(never)]
 fn step<const K: usize>(cx: &mut Frags, churned: &[(usize, Entity)]) {
-    // x86-64 only (the machine measured); elsewhere the copies are not
-    // placed.
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the assembly jumps over padding that is never executed: it
-    // reads and writes no register, memory or flag.
-    unsafe {
-        core::arch::asm!(
-            "jmp 2f",
-            ".p2align 6",
-            ".skip {k}, 0xcc",
-            "2:",
-            k = const K + 64 * SHIFT,
-            options(nomem, nostack, preserves_flags)
-        );
-    }
+    place!(K + 64 * SHIFT);
     cx.step(|p| {
         for &(i, e) in churned {
             let mut m = p.entity_mut(e).unwrap();

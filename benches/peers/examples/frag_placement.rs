@@ -21,6 +21,10 @@
 //! objdump -d --no-show-raw-insn -C benches/peers/target/release/examples/frag_placement | grep -A60 'frag_placement::best_step<16>'
 //! ```
 
+#[macro_use]
+#[path = "common/place.rs"]
+mod place;
+
 use ecs::{Data as Proxy, Entity, PreparedQuery, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -75,28 +79,6 @@ macro_rules! spawn_kinds {
             $out.push($p.spawn(($m(1.0), Data(1.0))).expect("room"));
         }
     )+};
-}
-
-/// Jumps over `K` bytes of padding placed after a 64-byte boundary, so that
-/// what follows starts `K` bytes past one.
-macro_rules! place {
-    ($k:expr) => {
-        // x86-64 only (the machine measured); elsewhere the copies are not
-        // placed.
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the assembly jumps over padding that is never executed: it
-        // reads and writes no register, memory or flag.
-        unsafe {
-            core::arch::asm!(
-                "jmp 2f",
-                ".p2align 6",
-                ".skip {k}, 0xcc",
-                "2:",
-                k = const $k,
-                options(nomem, nostack, preserves_flags)
-            );
-        }
-    };
 }
 
 /// The table's ecs step, its body starting `K` bytes past a 64-byte
@@ -198,7 +180,10 @@ fn main() {
     for k in 0..64 {
         let r = ecs_ns[k] / best_ns[k];
         ratios.push(r);
-        println!("{k:2}  {:6.1}  {:9.1}  {:7.1}  {r:.2}", ecs_ns[k], system_ns[k], best_ns[k]);
+        println!(
+            "{k:2}  {:6.1}  {:9.1}  {:7.1}  {r:.2}",
+            ecs_ns[k], system_ns[k], best_ns[k]
+        );
     }
     for (name, xs) in [
         ("ecs", &ecs_ns[..]),
