@@ -45,7 +45,7 @@ pub(crate) const BLOCK: usize = 8;
 /// ns at 32 of 64 placements of the walk's code and 38.4-39.8 ns at the
 /// other 32 (`benches/peers/examples/frag_placement.rs`; at every byte
 /// offset, with `-align-loops=1`, fast at the 28 where the loop fits one
-/// line). In chunks it took 35.2 ns at all 64.
+/// line). In chunks it took 35.2-36.1 ns at all 64.
 ///
 /// A system's walk (`Data::for_each`, `walk_run!` in `proxy/data.rs`)
 /// stays a plain range: in chunks there the same driver measured 40.2-42.2
