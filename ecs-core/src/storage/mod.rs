@@ -540,6 +540,23 @@ pub(crate) mod tests {
     /// `insert_new` onto an id that holds a value (an unclaimed one, left
     /// by a spawn that panicked) drops the old value once, keeps the new
     /// one, and the column drops that one once.
+    /// A value aligned to 64 bytes, for [`stores_over_aligned_values`].
+    #[repr(align(64))]
+    pub(crate) struct Wide(pub(crate) u8);
+
+    /// Values of an over-aligned type are stored aligned, past a fixed
+    /// limit's room too (a column whose constructor builds untyped parts
+    /// must give them the type's layout).
+    pub(crate) fn stores_over_aligned_values<C: Column<Item = Wide>>(mut c: C) {
+        for i in 0..20 {
+            c.insert_new(EntityId(i), Wide(i as u8));
+        }
+        for i in 0..20 {
+            let w = c.get(EntityId(i)).unwrap();
+            assert_eq!(((w as *const Wide).addr() % 64, w.0), (0, i as u8));
+        }
+    }
+
     pub(crate) fn insert_new_drops_replaced<C: Column<Item = std::sync::Arc<()>>>(mut c: C) {
         let (old, new) = (std::sync::Arc::new(()), std::sync::Arc::new(()));
         c.insert_new(EntityId(4), old.clone());
