@@ -444,27 +444,19 @@ impl<Cx: ContextDecl> Context<Cx> {
                 // that hold their lengths (false sharing: it made `render`
                 // and `spatial_partition` of the particle simulation 2-3x
                 // slower on two threads).
-                // Paired by a loop: `zip` and `collect` compiled their
-                // adapters for each output type of each context.
-                let mut slots = Vec::with_capacity(subtasks);
-                let mut queues = scratch.0.iter_mut();
-                for output in outputs.iter_mut() {
-                    let Some(pending) = queues.next() else { break };
-                    slots.push((output, pending));
-                }
-                team.for_each_mut(&mut slots, &|i, (output_slot, pending_slot)| {
-                    let mut output = core::mem::take(*output_slot);
-                    let mut pending = core::mem::take(*pending_slot);
-                    // SAFETY: `for_each_mut` calls this once per index
-                    // `i < subtasks`, each with its own slot; `set` and
+                team.for_each_pair_mut(outputs, scratch.0, &|i, output_slot, pending_slot| {
+                    let mut output = core::mem::take(output_slot);
+                    let mut pending = core::mem::take(pending_slot);
+                    // SAFETY: `for_each_pair_mut` calls this once per index
+                    // `i < subtasks` (both slices hold `subtasks`, `fit`
+                    // above), each with its own slots; `set` and
                     // `subtasks` are system `index`'s, found above, and
                     // `subtask` that system's, in its run (`run_body!`, the
                     // only caller).
                     unsafe { subtask.run(self, set, i, subtasks, &mut output, &mut pending) };
-                    **output_slot = output;
-                    **pending_slot = pending;
+                    *output_slot = output;
+                    *pending_slot = pending;
                 });
-                drop(slots);
             }
             _ => {
                 // In place, on this thread: a run allocates nothing once the

@@ -1,27 +1,34 @@
-//! Where `schedule`'s systems run on two threads (BENCHMARKS.md, "Where the
-//! gaps come from"): the table's ecs context with two threads, and the
-//! best-effort version's caller and helper, run `ITERATIONS` steps; prints
-//! how many times each system ran on the caller's thread and the mean step
-//! time (under load, only a hint), then where a step's time goes on the
-//! caller's thread (means over the steps): `ab` itself, its end measured
-//! from the step's start (the head: what runs before `ab`, `ab ends at`
-//! minus `ab`) and the step's end (the tail: `step` minus `ab ends at`), and
-//! how long after the step's start `cd` began on the other thread. For `perf stat -e
-//! context-switches,cpu-migrations` and `strace -f -c`, which count what the
-//! two versions ask of the kernel per step. `join` runs the same columns as
-//! the best-effort version with `rayon::join(ab, cd)` then `ce`, on a rayon
-//! pool of two threads (a reference for what rayon's hand-over costs).
+//! Where `schedule`'s work runs on two threads, and when (BENCHMARKS.md,
+//! "Where the gaps come from"): each version runs `ITERATIONS` steps, then
+//! prints the mean step time (under load, only a hint), how many of each
+//! piece ran on the caller's thread, and for each piece (the quarters of
+//! `ab` by subtask index, or `ab` whole as piece 0; `cd`; `ce`) when it
+//! started and ended, measured from the step's start (means over the
+//! steps, whichever thread ran it).
+//!
+//! - `ecs`: the table's context, `ab` split every 10 000 entities
+//!   (`libs/ecs/schedule.rs`);
+//! - `ecs-whole`: the same with `ab` unsplit, beside `cd` then `ce`;
+//! - `ecs-alone`: the table's context on one thread (`threads: 1`): every
+//!   piece in turn on the caller, none beside another;
+//! - `best`: the best-effort version (`libs/best.rs`): three quarters of
+//!   `ab` on the caller, `cd`, `ce` and the last quarter on a helper;
+//! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
+//! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
+//!   (what rayon's hand-over costs).
+//!
+//! Also for `perf stat -e context-switches,cpu-migrations` and `strace -f
+//! -c`, which count what the versions ask of the kernel per step.
 //!
 //! ```sh
 //! cargo build --release --manifest-path benches/peers/Cargo.toml --example schedule_threads
-//! perf stat -e context-switches,cpu-migrations benches/peers/target/release/examples/schedule_threads ecs 100000
+//! benches/peers/target/release/examples/schedule_threads ecs 100000
 //! ```
 
 #[macro_use]
 #[path = "common/schedule_data.rs"]
 mod schedule_data;
 
-use ecs::{Data, System};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,154 +53,176 @@ thread_local! {
     static CALLER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs of each system (`ab`, `cd`, `ce`) on the caller's thread.
-static ON_CALLER: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+/// Pieces: the quarters of `ab` (0-3, or `ab` whole as 0), `cd`, `ce`.
+const PIECES: usize = 6;
+const CD: usize = 4;
+const CE: usize = 5;
+const NAMES: [&str; PIECES] = ["ab 0", "ab 1", "ab 2", "ab 3", "cd", "ce"];
 
+/// Per piece: runs on the caller's thread, sums of start and end offsets.
+static ON_CALLER: [AtomicU64; PIECES] = [const { AtomicU64::new(0) }; PIECES];
+static STARTS: [AtomicU64; PIECES] = [const { AtomicU64::new(0) }; PIECES];
+static ENDS: [AtomicU64; PIECES] = [const { AtomicU64::new(0) }; PIECES];
+static RUNS: [AtomicU64; PIECES] = [const { AtomicU64::new(0) }; PIECES];
 static STEP_START: AtomicU64 = AtomicU64::new(0);
-static LAT: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
-static AB_NS: AtomicU64 = AtomicU64::new(0);
-static AB_END_NS: AtomicU64 = AtomicU64::new(0);
 static STEP_NS: AtomicU64 = AtomicU64::new(0);
 static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
 fn now_ns() -> u64 {
     BASE.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
-fn mark_start() {
-    STEP_START.store(now_ns(), Ordering::Relaxed);
+
+fn since_step() -> u64 {
+    now_ns() - STEP_START.load(Ordering::Relaxed)
 }
-/// Latency from the step's start to the worker's start of cd, in buckets
-/// of <250, <500, <1000, <2000, <4000, <8000, more ns; bucket 7: cd on the caller.
-fn worker_started() {
+
+/// Runs `work` as piece `k`, recording where and when.
+fn piece(k: usize, work: impl FnOnce()) {
     if CALLER.with(Cell::get) {
-        LAT[7].fetch_add(1, Ordering::Relaxed);
-        return;
+        ON_CALLER[k].fetch_add(1, Ordering::Relaxed);
     }
-    let d = now_ns() - STEP_START.load(Ordering::Relaxed);
-    let b = [250, 500, 1000, 2000, 4000, 8000]
-        .iter()
-        .position(|&x| d < x)
-        .unwrap_or(6);
-    LAT[b].fetch_add(1, Ordering::Relaxed);
-}
-fn lat_report() {
-    let l: Vec<u64> = LAT.iter().map(|x| x.load(Ordering::Relaxed)).collect();
-    println!(
-        "cd start latency <250 <500 <1us <2us <4us <8us more / on caller: {:?}",
-        l
-    );
-}
-
-fn count(system: usize) {
-    if CALLER.with(Cell::get) {
-        ON_CALLER[system].fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-#[derive(Default)]
-pub struct SwapAb;
-#[derive(Default)]
-pub struct SwapCd;
-#[derive(Default)]
-pub struct SwapCe;
-
-ecs::declare_context! {
-    pub context Sched {
-        settings { entities: fixed(40_000), threads: 2 }
-        components { A, B, C, D, E: contiguous; }
-        systems {
-            ab: SwapAb { write: [A, B], parallelism: none }
-            cd: SwapCd { write: [C, D] }
-            ce: SwapCe { write: [C, E], after: [cd] }
-        }
-    }
-}
-
-impl System<Sched> for SwapAb {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        timed_ab(|| data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0)));
-    }
-}
-
-impl System<Sched> for SwapCd {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        count(1);
-        worker_started();
-        data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0));
-    }
-}
-
-impl System<Sched> for SwapCe {
-    fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
-        count(2);
-        data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0));
-    }
-}
-
-fn ecs_steps(iterations: usize) {
-    let mut world = Sched::new();
-    spawn_schedule!(world);
-    reset();
-    let start = Instant::now();
-    for _ in 0..iterations {
-        mark_start();
-        world.step(|p| p.run_all(&()));
-        STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
-    }
-    report(start, iterations);
-    lat_report();
+    STARTS[k].fetch_add(since_step(), Ordering::Relaxed);
+    work();
+    ENDS[k].fetch_add(since_step(), Ordering::Relaxed);
+    RUNS[k].fetch_add(1, Ordering::Relaxed);
 }
 
 fn reset() {
-    for c in &ON_CALLER {
-        c.store(0, Ordering::Relaxed);
+    for counters in [&ON_CALLER, &STARTS, &ENDS, &RUNS] {
+        for c in counters {
+            c.store(0, Ordering::Relaxed);
+        }
     }
+    STEP_NS.store(0, Ordering::Relaxed);
 }
 
-fn report(start: Instant, iterations: usize) {
+/// Times `iterations` calls of `step` after one untimed, then reports.
+fn timed(iterations: usize, mut step: impl FnMut()) {
+    step();
+    reset();
+    let mut times = Vec::with_capacity(iterations);
+    let start = Instant::now();
+    for _ in 0..iterations {
+        STEP_START.store(now_ns(), Ordering::Relaxed);
+        step();
+        let t = since_step();
+        STEP_NS.fetch_add(t, Ordering::Relaxed);
+        times.push(t);
+    }
     let per_step = start.elapsed().as_secs_f64() * 1e6 / iterations as f64;
-    let [ab, cd, ce] = ON_CALLER.each_ref().map(|c| c.load(Ordering::Relaxed));
-    println!("{iterations} steps, {per_step:.2} us per step (under load); on the caller: ab {ab}, cd {cd}, ce {ce}");
     let n = iterations as f64 * 1e3;
+    times.sort_unstable();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize] as f64 / 1e3;
     println!(
-        "  ab {:.2} us, ab ends at {:.2} us, step {:.2} us (means)",
-        AB_NS.load(Ordering::Relaxed) as f64 / n,
-        AB_END_NS.load(Ordering::Relaxed) as f64 / n,
-        STEP_NS.load(Ordering::Relaxed) as f64 / n
+        "{iterations} steps, {per_step:.2} us per step (under load), step {:.2} us (mean of the timed steps); \
+         percentiles 10/50/90/99: {:.2} {:.2} {:.2} {:.2} us",
+        STEP_NS.load(Ordering::Relaxed) as f64 / n,
+        at(0.1),
+        at(0.5),
+        at(0.9),
+        at(0.99)
     );
-}
-
-/// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
-struct Shared {
-    cde: Mutex<[Vec<f32>; 4]>,
-    asked: AtomicU64,
-    claimed: AtomicU64,
-    done: AtomicU64,
-    quit: AtomicBool,
-}
-
-/// Runs `ab` (the system or a hand-written version's loop) as system 0,
-/// adding its time and its end's offset from the step's start to the
-/// means `report` prints.
-fn timed_ab(ab: impl FnOnce()) {
-    count(0);
-    let t = now_ns();
-    ab();
-    let e = now_ns();
-    AB_NS.fetch_add(e - t, Ordering::Relaxed);
-    AB_END_NS.fetch_add(e - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
-}
-
-/// The hand-written versions' `ab`: the four pairs of columns swapped.
-fn swap_ab(ab: &mut [[Vec<f32>; 2]; 4]) {
-    for [a, b] in ab {
-        swap_columns(a, b);
+    for k in 0..PIECES {
+        let runs = RUNS[k].load(Ordering::Relaxed);
+        if runs == 0 {
+            continue;
+        }
+        let mean = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / runs as f64 / 1e3;
+        println!(
+            "  {:5} on the caller {:6} of {runs}: starts {:.2} us, ends {:.2} us",
+            NAMES[k],
+            ON_CALLER[k].load(Ordering::Relaxed),
+            mean(&STARTS[k]),
+            mean(&ENDS[k])
+        );
     }
+}
+
+/// A context of the table's shape, `ab` split as `$($split)*` says.
+macro_rules! sched {
+    ($module:ident, $threads:literal, $($split:tt)*) => {
+        mod $module {
+            use super::{piece, A, B, C, CD, CE, D, E};
+            use ecs::{Data, System};
+
+            #[derive(Default)]
+            pub struct SwapAb;
+            #[derive(Default)]
+            pub struct SwapCd;
+            #[derive(Default)]
+            pub struct SwapCe;
+
+            ecs::declare_context! {
+                pub context Sched {
+                    settings { entities: fixed(40_000), threads: $threads }
+                    components { A, B, C, D, E: contiguous; }
+                    systems {
+                        ab: SwapAb { write: [A, B], parallelism: $($split)* }
+                        cd: SwapCd { write: [C, D] }
+                        ce: SwapCe { write: [C, E], after: [cd] }
+                    }
+                }
+            }
+
+            impl System<Sched> for SwapAb {
+                fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+                    piece(data.subtask_index(), || {
+                        data.for_each::<(&mut A, &mut B)>(|(a, b)| core::mem::swap(&mut a.0, &mut b.0))
+                    });
+                }
+            }
+
+            impl System<Sched> for SwapCd {
+                fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+                    piece(CD, || data.for_each::<(&mut C, &mut D)>(|(c, d)| core::mem::swap(&mut c.0, &mut d.0)));
+                }
+            }
+
+            impl System<Sched> for SwapCe {
+                fn process(&self, data: &mut Data<'_, Sched, Self>, _: &()) {
+                    piece(CE, || data.for_each::<(&mut C, &mut E)>(|(c, e)| core::mem::swap(&mut c.0, &mut e.0)));
+                }
+            }
+        }
+    };
+}
+
+sched!(split, 2, split_every(10_000));
+sched!(whole, 2, none);
+sched!(split_alone, 1, split_every(10_000));
+
+fn ecs_split(iterations: usize) {
+    let mut world = split::Sched::new();
+    spawn_schedule!(world);
+    timed(iterations, || world.step(|p| p.run_all(&())));
+}
+
+fn ecs_alone(iterations: usize) {
+    let mut world = split_alone::Sched::new();
+    spawn_schedule!(world);
+    timed(iterations, || world.step(|p| p.run_all(&())));
+}
+
+fn ecs_whole(iterations: usize) {
+    let mut world = whole::Sched::new();
+    spawn_schedule!(world);
+    timed(iterations, || world.step(|p| p.run_all(&())));
 }
 
 fn swap_columns(x: &mut [f32], y: &mut [f32]) {
     for (x, y) in x.iter_mut().zip(y) {
         core::mem::swap(x, y);
     }
+}
+
+/// The best-effort version's helper (`libs::best`, `schedule`), trimmed:
+/// the helper's share is `cd`, `ce`, then the quarters of `ab` in `ab`.
+struct Shared {
+    cde: Mutex<([Vec<f32>; 4], Vec<[Vec<f32>; 2]>)>,
+    asked: AtomicU64,
+    claimed: AtomicU64,
+    done: AtomicU64,
+    quit: AtomicBool,
 }
 
 impl Shared {
@@ -203,15 +232,14 @@ impl Shared {
             .compare_exchange(step - 1, step, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
         {
-            count(1);
-            count(2);
-            worker_started();
-            {
-                let mut g = self.cde.lock().unwrap_or_else(|e| e.into_inner());
-                let [c, d, c2, e] = &mut *g;
-                swap_columns(c, d);
-                swap_columns(c2, e);
+            let mut g = self.cde.lock().unwrap_or_else(|e| e.into_inner());
+            let ([c, d, c2, e], ab) = &mut *g;
+            piece(CD, || swap_columns(c, d));
+            piece(CE, || swap_columns(c2, e));
+            for [a, b] in ab {
+                piece(3, || swap_columns(a, b));
             }
+            drop(g);
             self.done.store(step, Ordering::Release);
         }
     }
@@ -232,10 +260,14 @@ fn wait_until(ready: impl Fn() -> bool, park: bool) {
     }
 }
 
-fn best_steps(iterations: usize) {
+/// The best-effort version with `helper_quarters` of `ab`'s four on the
+/// helper (1: the table's; 0: `ab` whole on the caller).
+fn best_steps(iterations: usize, helper_quarters: usize) {
     let col = |x: f32| vec![x; N];
+    let mut ab: Vec<[Vec<f32>; 2]> = (0..4).map(|_| [col(0.0), col(1.0)]).collect();
+    let theirs = ab.split_off(4 - helper_quarters);
     let shared = Arc::new(Shared {
-        cde: Mutex::new([col(2.0), col(3.0), col(2.0), col(4.0)]),
+        cde: Mutex::new(([col(2.0), col(3.0), col(2.0), col(4.0)], theirs)),
         asked: AtomicU64::new(0),
         claimed: AtomicU64::new(0),
         done: AtomicU64::new(0),
@@ -255,34 +287,24 @@ fn best_steps(iterations: usize) {
             shared.try_run(seen + 1);
         })
     };
-    let mut ab: [[Vec<f32>; 2]; 4] = core::array::from_fn(|_| [col(0.0), col(1.0)]);
-    let mut step = |shared: &Shared| {
+    timed(iterations, || {
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
-        timed_ab(|| swap_ab(&mut ab));
+        for (k, [a, b]) in ab.iter_mut().enumerate() {
+            piece(k, || swap_columns(a, b));
+        }
         shared.try_run(n);
         wait_until(|| shared.done.load(Ordering::Acquire) >= n, false);
-    };
-    step(&shared);
-    reset();
-    let start = Instant::now();
-    for _ in 0..iterations {
-        mark_start();
-        step(&shared);
-        STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
-    }
-    report(start, iterations);
-    lat_report();
+    });
     black_box(&ab);
     shared.quit.store(true, Ordering::Release);
     helper.thread().unpark();
     let _ = helper.join();
 }
 
-/// The reference the hand-over is compared with in BENCHMARKS.md: rayon's
-/// own fork-join on a pool of two threads, the loop running on one of its
-/// workers (`install`), each step `rayon::join(ab, cd)` then `ce` on the
-/// thread that returns from the join.
+/// rayon's own fork-join on a pool of two threads, the loop running on one
+/// of its workers (`install`), each step `rayon::join(ab, cd)` then `ce` on
+/// the thread that returns from the join.
 fn join_steps(iterations: usize) {
     let col = |x: f32| vec![x; N];
     let mut ab: [[Vec<f32>; 2]; 4] = core::array::from_fn(|_| [col(0.0), col(1.0)]);
@@ -290,35 +312,24 @@ fn join_steps(iterations: usize) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
     pool.install(|| {
         CALLER.with(|c| c.set(true));
-        let mut step = || {
+        timed(iterations, || {
             rayon::join(
-                || timed_ab(|| swap_ab(&mut ab)),
                 || {
-                    count(1);
-                    worker_started();
-                    swap_columns(&mut c, &mut d);
+                    for (k, [a, b]) in ab.iter_mut().enumerate() {
+                        piece(k, || swap_columns(a, b));
+                    }
                 },
+                || piece(CD, || swap_columns(&mut c, &mut d)),
             );
-            count(2);
-            swap_columns(&mut c2, &mut e);
-        };
-        step();
-        reset();
-        let start = Instant::now();
-        for _ in 0..iterations {
-            mark_start();
-            step();
-            STEP_NS.fetch_add(now_ns() - STEP_START.load(Ordering::Relaxed), Ordering::Relaxed);
-        }
-        report(start, iterations);
-        lat_report();
+            piece(CE, || swap_columns(&mut c2, &mut e));
+        });
     });
     black_box((&ab, &c, &d, &c2, &e));
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: schedule_threads ecs|best|join ITERATIONS";
+    let usage = "usage: schedule_threads ecs|ecs-whole|ecs-alone|best|best-whole|join ITERATIONS";
     let Some(version) = args.get(1) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -326,8 +337,11 @@ fn main() {
     let iterations: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
     CALLER.with(|c| c.set(true));
     match version.as_str() {
-        "ecs" => ecs_steps(iterations),
-        "best" => best_steps(iterations),
+        "ecs" => ecs_split(iterations),
+        "ecs-whole" => ecs_whole(iterations),
+        "ecs-alone" => ecs_alone(iterations),
+        "best" => best_steps(iterations, 1),
+        "best-whole" => best_steps(iterations, 0),
         "join" => join_steps(iterations),
         _ => {
             eprintln!("{usage}");

@@ -3,6 +3,7 @@
 mod adapters;
 mod counters;
 mod doorbell;
+mod ends;
 mod executor;
 mod parallelism;
 mod roots;

@@ -16,6 +16,7 @@
 //! goes, until every item it queued has run.
 
 use super::doorbell::Doorbell;
+use super::ends::Ends;
 use super::roots::Roots;
 use core::any::Any;
 use core::mem::ManuallyDrop;
@@ -354,37 +355,89 @@ impl Team {
         });
     }
 
+    /// Calls `f(i, &mut a[i], &mut b[i])` for every index of the shorter
+    /// slice, in parallel, as [`for_each_mut`](Self::for_each_mut) does:
+    /// two slices side by side without a third of pairs (an allocation in
+    /// every split run of a system, for its outputs and queues).
+    #[inline]
+    pub(crate) fn for_each_pair_mut<A: Send, B: Send>(
+        &self,
+        a: &mut [A],
+        b: &mut [B],
+        f: &(dyn Fn(usize, &mut A, &mut B) + Sync),
+    ) {
+        let n = a.len().min(b.len());
+        let (a, b) = (Items(a.as_mut_ptr()), Items(b.as_mut_ptr()));
+        let (a, b) = (&a, &b);
+        self.for_each_index(n, &|i| {
+            // SAFETY: as in `for_each_mut`, for each slice: `i < n` is in
+            // bounds of both, and called once while both are borrowed here.
+            let (x, y) = unsafe { (&mut *a.0.add(i), &mut *b.0.add(i)) };
+            f(i, x, y)
+        });
+    }
+
     /// Calls `f(i)` once for every `i < n`, in parallel: the caller runs
     /// index 0 and helps with the rest (or with other work) until all have
     /// returned. Re-raises a panic of any of them once all have. Callers
     /// rely on each index being called exactly once and on every call
     /// having returned when this returns.
+    ///
+    /// The caller takes indices from the front, helpers from the back
+    /// ([`Ends`]): each of up to `threads - 1` queued items lets the thread
+    /// that takes it claim indices from the back until the two ends meet.
     #[inline(never)]
     pub(crate) fn for_each_index(&self, n: usize, f: &(dyn Fn(usize) + Sync)) {
         if n == 0 {
             return;
         }
+        let Ok(back) = u32::try_from(n) else {
+            too_many(n);
+        };
+        let items = (n - 1).min(self.helpers);
         let job = Job {
             f,
-            remaining: AtomicUsize::new(n),
+            ends: Ends::new(1, back),
+            started: AtomicUsize::new(0),
+            remaining: AtomicUsize::new(items),
             panic: Mutex::new(None),
         };
         let data = (&job as *const Job<'_>).cast::<()>();
-        // SAFETY: `job` lives until `remaining` reads 0 below, which each
-        // index's call makes visible as its last use of the job, even if the
-        // call unwinds (a drop guard decrements it; and nothing between here
-        // and the wait unwinds: calls catch the panics of `f`, and `push`
-        // never unwinds). The job is usable from any thread: `f` is `Sync`,
-        // `remaining` and `panic` are thread-safe; each index `1..n` is
-        // queued once.
-        self.push((1..n).map(|i| unsafe { Work::new(Job::call, data, i) }));
-        // SAFETY: as above; index 0 is run here, once, and never queued.
-        unsafe { Job::call(data, 0, &self.shared) };
+        if items > 0 {
+            // SAFETY: `job` lives until `remaining` reads 0 below: each item
+            // that runs makes its end visible as its last use of the job,
+            // even if it unwinds (a drop guard decrements the count), and
+            // the items no thread took are taken out of the queue and
+            // counted off before the wait. Nothing between here and the
+            // wait unwinds: the calls catch the panics of `f`, and `push`,
+            // `Ends` and `unqueue` never unwind. The job is usable from any
+            // thread: `f` is `Sync`, the rest thread-safe.
+            self.push((0..items).map(|_| unsafe { Work::new(Job::call, data, 0) }));
+        }
+        job.run(0);
+        while let Some(i) = job.ends.front() {
+            job.run(i);
+        }
+        // Every index is claimed. Items still queued would claim nothing:
+        // taken out rather than waited for.
+        if job.started.load(Ordering::SeqCst) < items {
+            let unqueued = self.shared.unqueue(data);
+            job.remaining.fetch_sub(unqueued, Ordering::SeqCst);
+        }
         self.shared.work_until(|| job.remaining.load(Ordering::SeqCst) == 0);
         if let Some(payload) = job.panic.into_inner() {
             panic::resume_unwind(payload);
         }
     }
+}
+
+/// [`Team::for_each_index`]'s panic when asked for more calls than [`Ends`]
+/// counts (a system split in more than `u32::MAX` subtasks: more than one
+/// per entity).
+#[cold]
+#[inline(never)]
+fn too_many(n: usize) -> ! {
+    panic!("cannot split work in {n} parts: at most {} (u32::MAX)", u32::MAX);
 }
 
 /// The elements of [`Team::for_each_mut`]'s slice, shared with the calls
@@ -396,34 +449,45 @@ struct Items<T>(*mut T);
 // thread at a time.
 unsafe impl<T: Send> Sync for Items<T> {}
 
-/// Calls of one function, each index run once.
+/// Calls of one function, each index run once, claimed from its two ends.
 struct Job<'a> {
     f: &'a (dyn Fn(usize) + Sync),
+    ends: Ends,
+    /// Queued items a thread has taken.
+    started: AtomicUsize,
+    /// Queued items not yet run to their end nor taken out of the queue.
     remaining: AtomicUsize,
     panic: Mutex<Option<Payload>>,
 }
 
 impl Job<'_> {
-    /// Runs `f(index)`, keeping a panic for the owner.
+    /// A queued item: claims indices from the back and runs them until none
+    /// is left.
     ///
     /// # Safety
-    /// `data` points to a live `Job` (the invariant of [`Work`]) whose
-    /// count of indices is more than `index`, and no other call gets the
-    /// same `index`.
-    unsafe fn call(data: *const (), index: usize, shared: &Shared) {
+    /// `data` points to a live `Job` (the invariant of [`Work`]), counted in
+    /// its `remaining`.
+    unsafe fn call(data: *const (), _: usize, shared: &Shared) {
         // SAFETY: the caller guarantees `data` is a live `Job`.
         let job = unsafe { &*data.cast::<Job<'_>>() };
-        // Counts this call done however it ends, as its last use of the job.
+        job.started.fetch_add(1, Ordering::SeqCst);
+        // Counts this item done however it ends, as its last use of the job.
         let _done = Done {
             remaining: &job.remaining,
             shared,
         };
-        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| (job.f)(index))) {
+        while let Some(i) = job.ends.back() {
+            job.run(i);
+        }
+    }
+
+    /// Runs `f(index)`, keeping a panic for the owner.
+    fn run(&self, index: usize) {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| (self.f)(index))) {
             // The owner re-raises the first panic; a later one's payload is
-            // dropped where its own panic cannot escape (the guard would
-            // still count the call done, but the panic would unwind into
-            // whatever ran this item).
-            let unkept = keep_first(&mut job.panic.lock(), payload);
+            // dropped where its own panic cannot escape (it would unwind
+            // into whatever ran this call, past the claims still to run).
+            let unkept = keep_first(&mut self.panic.lock(), payload);
             if let Some(payload) = unkept {
                 discard(payload);
             }
@@ -458,6 +522,17 @@ impl Shared {
     /// finished (a `SeqCst` change: `Doorbell::ring`).
     pub(crate) fn notify(&self) {
         self.bell.ring();
+    }
+
+    /// Takes the items whose data is `data` out of the queue, unrun;
+    /// returns how many. (`data` points to a live object, so only its
+    /// owner's items have it: the queue holds no item of a freed one.)
+    fn unqueue(&self, data: *const ()) -> usize {
+        let mut state = self.bell.lock();
+        let before = state.queue.len();
+        state.queue.retain(|work| !core::ptr::eq(work.data, data));
+        self.polled.queued.store(state.queue.len(), Ordering::Relaxed);
+        before - state.queue.len()
     }
 
     /// Work to run: the queue's last item, else a published root.
@@ -629,6 +704,84 @@ mod tests {
                 assert_eq!(total, 2 * (0..48).sum::<u64>());
             });
         }
+    }
+
+    #[test]
+    fn the_caller_takes_indices_from_the_front_and_helpers_from_the_back() {
+        // Whatever the timing, the caller's indices are a prefix and the
+        // helpers' a suffix (`Ends`): a system's subtasks stay on the same
+        // threads from step to step when its steps take the same time.
+        for threads in [2, 3] {
+            with_team(threads, |team| {
+                let caller = std::thread::current().id();
+                let mut helped = 0;
+                // Under Miri, a few rounds: the claims' order is the point,
+                // whoever comes.
+                for round in 0..if cfg!(miri) { 3 } else { 200 } {
+                    let mut by_caller = vec![false; 12];
+                    team.for_each_mut(&mut by_caller, &|i, mine| {
+                        *mine = std::thread::current().id() == caller;
+                        // Time for a helper to come, and for the two to
+                        // claim in turns if they claimed from one end.
+                        let pause = if i == 0 { 100 } else { 20 };
+                        std::thread::sleep(std::time::Duration::from_micros(pause));
+                    });
+                    let prefix = by_caller.iter().take_while(|&&mine| mine).count();
+                    assert!(prefix >= 1, "round {round}: the caller runs index 0");
+                    assert!(
+                        by_caller[prefix..].iter().all(|&mine| !mine),
+                        "round {round}: the caller ran {by_caller:?}, not a prefix"
+                    );
+                    helped += usize::from(prefix < 12);
+                }
+                assert!(helped > 0 || cfg!(miri), "no helper ever took part");
+            });
+        }
+    }
+
+    #[test]
+    fn a_job_takes_back_only_its_own_queued_items() {
+        // With no helper to take them, each owner claims every index itself
+        // and takes its queued items back out (`unqueue`): the inner job's
+        // owner must leave the outer job's items queued, or the outer owner
+        // would wait for items that never run; and neither leaves one
+        // behind, pointing to a frame gone by then.
+        // On a thread of its own, watched: an owner waiting for items
+        // taken out by another would wait forever.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut team = Team::new(3, "test");
+            team.refuse_threads = true;
+            let queued = |team: &Team| team.shared.bell.lock().queue.len();
+            let mut outer = vec![0u32; 4];
+            let result = panic::catch_unwind(AssertUnwindSafe(|| {
+                team.for_each_mut(&mut outer, &|i, x| {
+                    if i == 0 {
+                        // The outer job's two items (one per helper it
+                        // could have).
+                        assert_eq!(queued(&team), 2);
+                        let mut inner = vec![0u32; 5];
+                        team.for_each_mut(&mut inner, &|j, y| *y = j as u32 + 1);
+                        assert_eq!(inner, [1, 2, 3, 4, 5]);
+                        assert_eq!(queued(&team), 2, "the inner job took the outer job's items");
+                    }
+                    *x = i as u32 + 1;
+                })
+            }));
+            let left = (queued(&team), team.shared.polled.queued.load(Ordering::Relaxed));
+            let _ = team.take_start_error();
+            let _ = done.send((
+                result.map_err(|p| format!("{:?}", p.downcast_ref::<String>())),
+                outer,
+                left,
+            ));
+        });
+        let (result, outer, left) = finished
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the outer job's owner never returned: its items were taken out by another");
+        result.expect("an assertion inside the job");
+        assert_eq!(outer, [1, 2, 3, 4]);
+        assert_eq!(left, (0, 0), "an item was left queued");
     }
 
     #[test]

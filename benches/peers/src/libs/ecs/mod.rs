@@ -19,7 +19,7 @@ pub fn make(w: Workload) -> Box<dyn Bench> {
         Workload::FragIter => Box::new(frag_iter::FragIter::new(true)),
         Workload::HeavyCompute => Box::new(heavy_compute::HeavyCompute::new()),
         Workload::AddRemove => Box::new(add_remove::AddRemove::new(add_remove::Mode::BULK)),
-        Workload::Schedule => Box::new(schedule::Schedule::new()),
+        Workload::Schedule => Box::new(schedule::split::Schedule::new()),
         Workload::MoveCollideRender
         | Workload::Save
         | Workload::Load
@@ -51,6 +51,10 @@ pub fn variants(w: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
         Workload::HeavyCompute => vec![(
             "`split_every(10)` instead of 50: shorter subtasks, a shorter tail when one core finishes first",
             Box::new(heavy_compute::every_10::HeavyCompute::new()) as Box<dyn Bench>,
+        )],
+        Workload::Schedule => vec![(
+            "`ab` unsplit (`parallelism: none`): on one thread, beside `cd` then `ce` on the other",
+            Box::new(schedule::whole::Schedule::new()) as Box<dyn Bench>,
         )],
         Workload::SimpleIter => vec![(
             "the query in a system (`read: [Velocity], write: [Position]`), run by `step(|p| p.run_all(&()))`",
