@@ -3,9 +3,10 @@
 //! best scheduling we could write for each mode, on a rayon pool of
 //! `threads` workers that runs each step whole (one hand-over per step).
 //! A system is split as the library splits it, and its pieces are shared
-//! as the library's team shares subtasks: each piece is claimed from a
-//! shared counter by whichever thread is free, the thread that splits a
-//! system starting at once and offering a runner to the other workers
+//! as the library's team shares subtasks: each piece is claimed once, the
+//! thread that splits a system taking pieces from the first and the others
+//! from the last, the splitting thread starting at once and offering a
+//! runner to the other workers
 //! (`rayon::join`), which it takes back if none has started it, so no
 //! thread waits for one that is late; each piece pushes to an output
 //! buffer taken out of the shared list and put back at the end, as the
@@ -21,8 +22,7 @@
 //!   piece; `render` follows both.
 //! - Inner parallelism on: every system except `solve_contacts` is split
 //!   in one piece per thread (`split_evenly_per_core`), `collision` in
-//!   blocks of [`COLLISION_BLOCK`] particles (`split_every`, the last
-//!   block first, as the library's queue hands them out), one system
+//!   blocks of [`COLLISION_BLOCK`] particles (`split_every`), one system
 //!   after another, each waiting for the last, as the systems'
 //!   dependencies say; `life` and `fade`, which no system of the chain
 //!   depends on, run beside the grid's fill, the one sequential step they
@@ -39,7 +39,7 @@
 //!   when it reclaims entities: both versions compute the same particles
 //!   bit for bit, to the end of a wave.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::sim::{
@@ -107,30 +107,53 @@ impl Handwritten {
 }
 
 /// Runs `f` on every item, from a worker of the pool, as the library's
-/// team runs a split system's subtasks: each item is claimed, one at a
-/// time from a shared counter, by whichever thread is free (`descending`:
-/// the last first). This thread starts at once and offers a runner to each
-/// other worker (`rayon::join`); a runner no worker has started by the time
-/// this thread has claimed everything is taken back and finds nothing left,
-/// so no thread waits for one that is late. With one item per thread, this
-/// thread runs the first piece and the other worker, if it comes, the
-/// second.
-fn claim_each<T: Send>(threads: usize, descending: bool, items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
+/// team runs a split system's subtasks: each item is claimed once, this
+/// thread taking them from the first, the others from the last, until the
+/// two ends meet (so that a thread gets the same pieces from step to step
+/// when the steps take the same time). This thread starts at once and
+/// offers a runner to each other worker (`rayon::join`); a runner no
+/// worker has started by the time this thread has claimed everything is
+/// taken back and finds nothing left, so no thread waits for one that is
+/// late. With one item per thread, this thread runs the first piece and
+/// the other worker, if it comes, the second.
+fn claim_each<T: Send>(threads: usize, items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
     let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let n = slots.len();
-    let next = AtomicUsize::new(0);
-    let run = || loop {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= n {
-            break;
-        }
-        let k = if descending { n - 1 - k } else { k };
-        let item = slots[k].lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(item) = item {
-            f(item);
+    assert!(u32::try_from(n).is_ok(), "more pieces than a 32-bit end counts");
+    // The unclaimed items `front..back`: `front` in the low 32 bits.
+    let ends = AtomicU64::new((n as u64) << 32);
+    let claim = |from_front: bool| {
+        let mut word = ends.load(Ordering::Relaxed);
+        loop {
+            let (front, back) = (word & u64::from(u32::MAX), word >> 32);
+            if front >= back {
+                return None;
+            }
+            let (k, next) = if from_front {
+                (front, word + 1)
+            } else {
+                (back - 1, word - (1 << 32))
+            };
+            match ends.compare_exchange_weak(word, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(k as usize),
+                Err(now) => word = now,
+            }
         }
     };
-    runners(threads.min(n), &run);
+    let run = |from_front: bool| {
+        while let Some(k) = claim(from_front) {
+            let item = slots[k].lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(item) = item {
+                f(item);
+            }
+        }
+    };
+    let count = threads.min(n);
+    if count <= 1 {
+        run(true);
+    } else {
+        rayon::join(|| run(true), || runners(count - 1, &|| run(false)));
+    }
 }
 
 /// Runs `run` on this thread and offers it to `count - 1` other workers.
@@ -362,7 +385,6 @@ impl Handwritten {
 
         claim_each(
             threads,
-            false,
             velocity.chunks_mut(piece).zip(acceleration.chunks(piece)),
             |(v, a)| {
                 v.iter_mut().zip(a).for_each(|(v, a)| accelerate(v, a, DT));
@@ -370,7 +392,6 @@ impl Handwritten {
         );
         claim_each(
             threads,
-            false,
             position.chunks_mut(piece).zip(velocity.chunks(piece)),
             |(p, v)| {
                 p.iter_mut().zip(v).for_each(|(p, v)| advance(p, v, DT));
@@ -378,7 +399,6 @@ impl Handwritten {
         );
         claim_each(
             threads,
-            false,
             position
                 .chunks_mut(piece)
                 .zip(velocity.chunks_mut(piece))
@@ -392,7 +412,6 @@ impl Handwritten {
         );
         claim_each(
             threads,
-            false,
             entries
                 .iter_mut()
                 .zip(position.chunks(piece).zip(circle.chunks(piece)))
@@ -409,7 +428,7 @@ impl Handwritten {
         let age_and_fade = || in_local(&mut deaths[0], |dead| life_and_fade(0, life, color, dead));
         rayon::join(fill, age_and_fade);
         let (position_ref, circle_ref, grid_ref) = (&*position, &*circle, &*grid);
-        claim_each(threads, true, contacts.iter_mut().enumerate(), |(k, out)| {
+        claim_each(threads, contacts.iter_mut().enumerate(), |(k, out)| {
             let start = k * COLLISION_BLOCK;
             let range = start..(start + COLLISION_BLOCK).min(n);
             in_local(out, |out| collide(range, position_ref, circle_ref, grid_ref, out));
@@ -417,7 +436,6 @@ impl Handwritten {
         solve_all(contacts, position, velocity, circle);
         claim_each(
             threads,
-            false,
             vertices.iter_mut().zip(
                 position
                     .chunks(piece)

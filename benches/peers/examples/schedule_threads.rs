@@ -215,10 +215,13 @@ fn swap_columns(x: &mut [f32], y: &mut [f32]) {
     }
 }
 
-/// The best-effort version's helper (`libs::best`, `schedule`), trimmed:
-/// the helper's share is `cd`, `ce`, then the quarters of `ab` in `ab`.
+/// The helper's share: `C`, `D`, `C`, `E` of `cd` and `ce`, then its
+/// quarters of `ab`.
+type Share = ([Vec<f32>; 4], Vec<[Vec<f32>; 2]>);
+
+/// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
 struct Shared {
-    cde: Mutex<([Vec<f32>; 4], Vec<[Vec<f32>; 2]>)>,
+    cde: Mutex<Share>,
     asked: AtomicU64,
     claimed: AtomicU64,
     done: AtomicU64,

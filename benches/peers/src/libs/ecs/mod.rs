@@ -85,7 +85,8 @@ measured the same here, 1.27 ms against 1.26 ms, and 4-7% slower on an earlier A
 entities; `run_all` matches the changed entities to the system `read: [A, B]`, which then reads `A` and `B` of \
 each entity it processes (10 000, then none); the variants below give `add`/`remove` per handle, and the bulk \
 calls with no system run. schedule: systems `ab` (`write: [A, B]`, 40 000 \
-entities), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), none split, `run_all` on \
-`threads: auto`: the caller of `step` runs `ab` while a helper runs `cd` then `ce`, each thread keeping its \
-columns in its core's cache (splitting `ab` per core measured 8.9 µs against 5.5 µs, every 10 000 entities \
-8.3 µs: its subtasks land on either thread). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
+entities, `parallelism: split_every(10_000)`), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), \
+`run_all` on `threads: auto`: the caller of `step` takes `ab`'s subtasks from the first while a helper runs \
+`cd`, `ce`, then `ab`'s subtasks from the last, which gives each thread the same columns every step (`ab` \
+unsplit is measured beside it as a variant; subtasks of 5 000 and 20 000 entities measured slower, 1.13-1.25x \
+and 1.25-1.35x of the best effort against 1.12-1.20x). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
