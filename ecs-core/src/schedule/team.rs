@@ -715,9 +715,14 @@ mod tests {
             with_team(threads, |team| {
                 let caller = std::thread::current().id();
                 let mut helped = 0;
-                // Under Miri, a few rounds: the claims' order is the point,
-                // whoever comes.
+                // Until a helper took part in 5 rounds (under Miri, 3
+                // rounds: the claims' order is the point, whoever comes).
+                // Few rounds: under valgrind, which runs one thread at a
+                // time, the helpers' spinning slowed the tests beside it.
                 for round in 0..if cfg!(miri) { 3 } else { 200 } {
+                    if helped == 5 {
+                        break;
+                    }
                     let mut by_caller = vec![false; 12];
                     team.for_each_mut(&mut by_caller, &|i, mine| {
                         *mine = std::thread::current().id() == caller;
@@ -902,10 +907,14 @@ mod tests {
             let caller = std::thread::current().id();
             while helped_at.lock().is_none() {
                 let mut items = vec![0u8; 2];
-                team.for_each_mut(&mut items, &|_, x| {
+                team.for_each_mut(&mut items, &|i, x| {
                     *x = 1;
                     if std::thread::current().id() != caller {
                         *helped_at.lock() = Some(std::time::Instant::now());
+                    } else if i == 0 {
+                        // Time for the helper to claim index 1 (the caller
+                        // claims it from its end right after index 0).
+                        std::thread::sleep(std::time::Duration::from_micros(200));
                     }
                 });
             }
