@@ -440,8 +440,8 @@ fn too_many(n: usize) -> ! {
     panic!("cannot split work in {n} parts: at most {} (u32::MAX)", u32::MAX);
 }
 
-/// The elements of [`Team::for_each_mut`]'s slice, shared with the calls
-/// of its job.
+/// The elements of a slice of [`Team::for_each_mut`] or
+/// [`Team::for_each_pair_mut`], shared with the calls of its job.
 struct Items<T>(*mut T);
 
 // SAFETY: the calls only take the element of their own index, each index
