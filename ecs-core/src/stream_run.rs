@@ -112,11 +112,13 @@ impl<Cx: ContextDecl> Context<Cx> {
         match &*self.team {
             Some(team) => {
                 let helpers = subtasks.min(self.threads.saturating_sub(1)).max(1);
-                let mut roles: Vec<_> = core::iter::once(Some(consumer))
-                    .chain((0..helpers).map(|_| None))
+                let mut roles: Vec<_> = (0..helpers)
+                    .map(|_| None)
+                    .chain(core::iter::once(Some(consumer)))
                     .collect();
                 // `for_each_mut` queues the helpers' items (starting the pool)
-                // before it runs the consumer's, here.
+                // before it runs the consumer's, the last, here (the caller
+                // takes the last index first).
                 team.for_each_mut(&mut roles, &|_, role| match role.take() {
                     // With one subtask, a helper running it is the only way
                     // the two sides overlap: the consumer waits for one a

@@ -108,14 +108,16 @@ impl Handwritten {
 
 /// Runs `f` on every item, from a worker of the pool, as the library's
 /// team runs a split system's subtasks: each item is claimed once, this
-/// thread taking them from the first, the others from the last, until the
+/// thread taking them from the last, the others from the first, until the
 /// two ends meet (so that a thread gets the same pieces from step to step
-/// when the steps take the same time). This thread starts at once and
+/// when the steps take the same time, and the piece that follows another
+/// thread's in memory, slower when the two run at once, is this thread's:
+/// `ecs-core/src/schedule/ends.rs`). This thread starts at once and
 /// offers a runner to each other worker (`rayon::join`); a runner no
 /// worker has started by the time this thread has claimed everything is
 /// taken back and finds nothing left, so no thread waits for one that is
-/// late. With one item per thread, this thread runs the first piece and
-/// the other worker, if it comes, the second.
+/// late. With one item per thread, this thread runs the second piece and
+/// the other worker, if it comes, the first.
 fn claim_each<T: Send>(threads: usize, items: impl IntoIterator<Item = T>, f: impl Fn(T) + Sync) {
     let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let n = slots.len();
@@ -150,9 +152,9 @@ fn claim_each<T: Send>(threads: usize, items: impl IntoIterator<Item = T>, f: im
     };
     let count = threads.min(n);
     if count <= 1 {
-        run(true);
+        run(false);
     } else {
-        rayon::join(|| run(true), || runners(count - 1, &|| run(false)));
+        rayon::join(|| run(false), || runners(count - 1, &|| run(true)));
     }
 }
 

@@ -3,8 +3,8 @@
 //! prints the mean step time (under load, only a hint), how many of each
 //! piece ran on the caller's thread, and for each piece (the quarters of
 //! `ab` by subtask index, or `ab` whole as piece 0; `cd`; `ce`) when it
-//! started and ended, measured from the step's start (means over the
-//! steps, whichever thread ran it).
+//! started and ended, measured from the step's start (means and medians
+//! over the steps, whichever thread ran it).
 //!
 //! - `ecs`: the table's context, `ab` split every 10 000 entities
 //!   (`libs/ecs/schedule.rs`);
@@ -13,6 +13,9 @@
 //!   piece in turn on the caller, none beside another;
 //! - `best`: the best-effort version (`libs/best.rs`): three quarters of
 //!   `ab` on the caller, `cd`, `ce` and the last quarter on a helper;
+//! - `best-columns`: `best` with ecs's layout: a buffer per component
+//!   indexed by entity, the quarters of `ab` side by side (`COL_GAP=K`
+//!   leaves `K` unused `f32` between them);
 //! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
 //! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
 //!   (what rayon's hand-over costs).
@@ -31,7 +34,7 @@ mod schedule_data;
 
 use std::cell::Cell;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Instant;
@@ -80,6 +83,17 @@ static COUNTS: [Counts; PIECES] = [const {
     }
 }; PIECES];
 static STEP_START: AtomicU64 = AtomicU64::new(0);
+/// The timed step being run.
+static STEP_NO: Aligned<AtomicUsize> = Aligned(AtomicUsize::new(0));
+/// Each piece's start and end in each timed step (ns from the step's
+/// start, `start << 32 | end`; `u64::MAX` if the piece did not run), for
+/// their medians, which the slow tail of steps does not pull as it pulls
+/// the means. Each piece's array, and the step number, on cache lines of
+/// their own: shared lines made each thread's records wait for the other's.
+static OFFSETS: std::sync::OnceLock<[Aligned<Box<[AtomicU64]>>; PIECES]> = std::sync::OnceLock::new();
+
+#[repr(align(128))]
+struct Aligned<T>(T);
 static STEP_NS: AtomicU64 = AtomicU64::new(0);
 static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
 
@@ -97,9 +111,16 @@ fn piece(k: usize, work: impl FnOnce()) {
     if CALLER.with(Cell::get) {
         counts.on_caller.fetch_add(1, Ordering::Relaxed);
     }
-    counts.starts.fetch_add(since_step(), Ordering::Relaxed);
+    let start = since_step();
+    counts.starts.fetch_add(start, Ordering::Relaxed);
     work();
-    counts.ends.fetch_add(since_step(), Ordering::Relaxed);
+    let end = since_step();
+    counts.ends.fetch_add(end, Ordering::Relaxed);
+    if let Some(offsets) = OFFSETS.get() {
+        if let Some(slot) = offsets[k].0.get(STEP_NO.0.load(Ordering::Relaxed)) {
+            slot.store(start << 32 | end, Ordering::Relaxed);
+        }
+    }
     counts.runs.fetch_add(1, Ordering::Relaxed);
 }
 
@@ -116,9 +137,13 @@ fn reset() {
 fn timed(iterations: usize, mut step: impl FnMut()) {
     step();
     reset();
+    let offsets = OFFSETS.get_or_init(|| {
+        core::array::from_fn(|_| Aligned((0..iterations).map(|_| AtomicU64::new(u64::MAX)).collect()))
+    });
     let mut times = Vec::with_capacity(iterations);
     let start = Instant::now();
-    for _ in 0..iterations {
+    for i in 0..iterations {
+        STEP_NO.0.store(i, Ordering::Relaxed);
         STEP_START.store(now_ns(), Ordering::Relaxed);
         step();
         let t = since_step();
@@ -144,11 +169,25 @@ fn timed(iterations: usize, mut step: impl FnMut()) {
             continue;
         }
         let mean = |n: &AtomicU64| n.load(Ordering::Relaxed) as f64 / runs as f64 / 1e3;
+        let k = NAMES.iter().position(|n| n == name).expect("a piece");
+        let median = |end: bool| {
+            let mut v: Vec<u64> = offsets[k]
+                .0
+                .iter()
+                .map(|t| t.load(Ordering::Relaxed))
+                .filter(|&t| t != u64::MAX)
+                .map(|t| if end { t & 0xffff_ffff } else { t >> 32 })
+                .collect();
+            v.sort_unstable();
+            v.get(v.len() / 2).map_or(f64::NAN, |&t| t as f64 / 1e3)
+        };
         println!(
-            "  {name:5} on the caller {:6} of {runs}: starts {:.2} us, ends {:.2} us",
+            "  {name:5} on the caller {:6} of {runs}: starts {:.2} us, ends {:.2} us (medians {:.2}, {:.2})",
             c.on_caller.load(Ordering::Relaxed),
             mean(&c.starts),
-            mean(&c.ends)
+            mean(&c.ends),
+            median(false),
+            median(true)
         );
     }
 }
@@ -232,7 +271,7 @@ fn swap_columns(x: &mut [f32], y: &mut [f32]) {
 
 /// The helper's share: `C`, `D`, `C`, `E` of `cd` and `ce`, then its
 /// quarters of `ab`.
-type Share = ([Vec<f32>; 4], Vec<[Vec<f32>; 2]>);
+type Share = ([&'static mut [f32]; 4], Vec<[&'static mut [f32]; 2]>);
 
 /// The best-effort version's helper (`libs::best`, `schedule`), trimmed.
 struct Shared {
@@ -280,12 +319,31 @@ fn wait_until(ready: impl Fn() -> bool, park: bool) {
 
 /// The best-effort version with `helper_quarters` of `ab`'s four on the
 /// helper (1: the table's; 0: `ab` whole on the caller).
-fn best_steps(iterations: usize, helper_quarters: usize) {
-    let col = |x: f32| vec![x; N];
-    let mut ab: Vec<[Vec<f32>; 2]> = (0..4).map(|_| [col(0.0), col(1.0)]).collect();
+fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
+    // Leaked: the helper's share is `'static`. `columns`: one buffer per
+    // component, indexed by entity (`C` from entity 10 000, `D` 20 000-30 000,
+    // `E` 30 000-40 000), the quarters of `ab` side by side, as ecs lays
+    // them out; otherwise a `Vec` per quarter and per system's column.
+    let col = |x: f32, n: usize| -> &'static mut [f32] { vec![x; n].leak() };
+    let (mut ab, cde): (Vec<[&'static mut [f32]; 2]>, [&'static mut [f32]; 4]) = if columns {
+        let gap: usize = std::env::var("COL_GAP").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+        let quarters = |x: &'static mut [f32], gap: usize| -> Vec<&'static mut [f32]> {
+            x.chunks_mut(N + gap).map(|c| &mut c[..N]).collect()
+        };
+        let (a, b) = (quarters(col(0.0, 4 * (N + gap)), gap), quarters(col(1.0, 4 * (N + gap)), gap));
+        let [_, _, c_cd, c_ce]: [&'static mut [f32]; 4] = quarters(col(2.0, 4 * N), 0).try_into().expect("4");
+        let d = &mut col(3.0, 4 * N)[2 * N..3 * N];
+        let e = &mut col(4.0, 4 * N)[3 * N..];
+        (a.into_iter().zip(b).map(|(a, b)| [a, b]).collect(), [c_cd, d, c_ce, e])
+    } else {
+        (
+            (0..4).map(|_| [col(0.0, N), col(1.0, N)]).collect(),
+            [col(2.0, N), col(3.0, N), col(2.0, N), col(4.0, N)],
+        )
+    };
     let theirs = ab.split_off(4 - helper_quarters);
     let shared = Arc::new(Shared {
-        cde: Mutex::new(([col(2.0), col(3.0), col(2.0), col(4.0)], theirs)),
+        cde: Mutex::new((cde, theirs)),
         asked: AtomicU64::new(0),
         claimed: AtomicU64::new(0),
         done: AtomicU64::new(0),
@@ -347,7 +405,7 @@ fn join_steps(iterations: usize) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: schedule_threads ecs|ecs-whole|ecs-alone|best|best-whole|join ITERATIONS";
+    let usage = "usage: schedule_threads ecs|ecs-whole|ecs-alone|best|best-columns|best-whole|join ITERATIONS";
     let Some(version) = args.get(1) else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -358,8 +416,9 @@ fn main() {
         "ecs" => ecs_split(iterations),
         "ecs-whole" => ecs_whole(iterations),
         "ecs-alone" => ecs_alone(iterations),
-        "best" => best_steps(iterations, 1),
-        "best-whole" => best_steps(iterations, 0),
+        "best" => best_steps(iterations, 1, false),
+        "best-columns" => best_steps(iterations, 1, true),
+        "best-whole" => best_steps(iterations, 0, false),
         "join" => join_steps(iterations),
         _ => {
             eprintln!("{usage}");
