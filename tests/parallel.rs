@@ -559,6 +559,77 @@ fn a_panicking_deferred_function_reaches_the_caller() {
     assert_eq!(n, 2);
 }
 
+/// Kills every entity it processes and defers one count per entity, one
+/// entity per subtask, recording which threads ran subtasks.
+#[derive(Default)]
+pub struct Cull {
+    pub threads: std::sync::Mutex<Vec<std::thread::ThreadId>>,
+    pub deferred: Arc<AtomicUsize>,
+}
+
+ecs::declare_context! {
+    pub context Culled {
+        settings { threads: 2 }
+        components { A: contiguous; }
+        systems { cull: Cull { read: [A], parallelism: split_every(1) } }
+    }
+}
+
+impl System<Culled> for Cull {
+    fn process(&self, data: &mut Data<'_, Culled, Self>, _: &()) {
+        self.threads.lock().unwrap().push(std::thread::current().id());
+        // Time for a helper to come and claim subtasks.
+        std::thread::sleep(Duration::from_micros(200));
+        data.for_entities::<EntityId>(|view, id| view.kill(id));
+        let deferred = self.deferred.clone();
+        data.defer(move |_| {
+            deferred.fetch_add(1, Ordering::SeqCst);
+        });
+    }
+}
+
+#[test]
+fn kills_and_deferred_functions_of_subtasks_on_helpers_are_applied() {
+    // Each subtask records its kills and deferred functions in a queue of
+    // its own, which the run hands to the refresh once every subtask is
+    // done: those recorded on a helper must reach it like the caller's.
+    let deferred = Arc::new(AtomicUsize::new(0));
+    let mut ctx = Culled::with_threads(
+        CulledSystems {
+            cull: Cull {
+                threads: Default::default(),
+                deferred: deferred.clone(),
+            },
+        },
+        Some(2),
+    );
+    let me = std::thread::current().id();
+    for round in 0..200 {
+        let before = deferred.load(Ordering::SeqCst);
+        let n = ctx.step(|p| {
+            for i in 0..8 {
+                p.spawn((A(i),)).unwrap();
+            }
+            p.len()
+        });
+        assert_eq!(n, 8, "round {round}: the last round's entities were all killed");
+        ctx.step(|p| p.run_all(&()));
+        assert_eq!(ctx.step(|p| p.len()), 0, "round {round}: a subtask's kill was lost");
+        assert_eq!(
+            deferred.load(Ordering::SeqCst) - before,
+            8,
+            "round {round}: a deferred function was lost"
+        );
+        let helped = std::mem::take(&mut *ctx.system::<Cull>().threads.lock().unwrap())
+            .iter()
+            .any(|&t| t != me);
+        if helped {
+            return;
+        }
+    }
+    panic!("no helper ever ran a subtask");
+}
+
 /// Where each run of a system (and each subtask) took place.
 pub type Places = std::sync::Mutex<Vec<(&'static str, usize, std::thread::ThreadId)>>;
 
