@@ -86,7 +86,7 @@ entities; `run_all` matches the changed entities to the system `read: [A, B]`, w
 each entity it processes (10 000, then none); the variants below give `add`/`remove` per handle, and the bulk \
 calls with no system run. schedule: systems `ab` (`write: [A, B]`, 40 000 \
 entities, `parallelism: split_every(10_000)`), `cd` (`write: [C, D]`), `ce` (`write: [C, E], after: [cd]`), \
-`run_all` on `threads: auto`: the caller of `step` takes `ab`'s subtasks from the first while a helper runs \
-`cd`, `ce`, then `ab`'s subtasks from the last, which gives each thread the same columns every step (`ab` \
+`run_all` on `threads: auto`: the caller of `step` takes `ab`'s subtasks from the last while a helper runs \
+`cd`, `ce`, then `ab`'s subtasks from the first, which gives each thread the same columns every step (`ab` \
 unsplit is measured beside it as a variant; subtasks of 5 000 and 20 000 entities measured slower, 1.13-1.25x \
 and 1.25-1.35x of the best effort against 1.12-1.20x). Set-ups (not timed) spawn with `spawn` or `spawn_batch`.";
