@@ -389,10 +389,9 @@ impl Team {
     ///
     /// Why the caller takes the back: the subtask that starts where
     /// another thread's ends in memory ran 10-15% slower when the two ran
-    /// at once (the other core's prefetches had taken its first lines;
-    /// see [`Ends`]). The follower is the caller's last subtask this way,
-    /// and the caller, which started first, has the time a helper that
-    /// joins late lacks.
+    /// at once (measured, its cause not established: see [`Ends`]). The
+    /// follower is the caller's last subtask this way, and the caller,
+    /// which started first, has the time a helper that joins late lacks.
     #[inline(never)]
     pub(crate) fn for_each_index(&self, n: usize, f: &(dyn Fn(usize) + Sync)) {
         if n == 0 {
