@@ -163,15 +163,14 @@ fn timed(iterations: usize, mut step: impl FnMut()) {
         at(0.9),
         at(0.99)
     );
-    for (name, c) in NAMES.iter().zip(&COUNTS) {
+    for ((name, c), offsets) in NAMES.iter().zip(&COUNTS).zip(offsets) {
         let runs = c.runs.load(Ordering::Relaxed);
         if runs == 0 {
             continue;
         }
         let mean = |n: &AtomicU64| n.load(Ordering::Relaxed) as f64 / runs as f64 / 1e3;
-        let k = NAMES.iter().position(|n| n == name).expect("a piece");
         let median = |end: bool| {
-            let mut v: Vec<u64> = offsets[k]
+            let mut v: Vec<u64> = offsets
                 .0
                 .iter()
                 .map(|t| t.load(Ordering::Relaxed))

@@ -128,7 +128,6 @@ impl Slots {
             self.len = len;
             return;
         }
-        let old = Self::array(self.item, self.len, self.pad);
         let (ptr, pad) = if self.len == 0 {
             let pad = Self::colour(slots.size(), self.item.align());
             let new = Self::array(self.item, len, pad);
@@ -136,6 +135,7 @@ impl Slots {
             let ptr = unsafe { alloc(new) };
             (NonNull::new(ptr).unwrap_or_else(|| handle_alloc_error(new)), pad)
         } else {
+            let old = Self::array(self.item, self.len, self.pad);
             let new = Self::array(self.item, len, self.pad);
             // SAFETY: `ptr - pad` was allocated with layout `old` (the
             // invariant, as `old`'s slots take `self.len > 0` times a
