@@ -16,6 +16,8 @@
 //! - `best-columns`: `best` with ecs's layout: a buffer per component
 //!   indexed by entity, the quarters of `ab` side by side (`COL_GAP=K`
 //!   leaves `K` unused `f32` between them);
+//! - in `best` and `best-columns`, `BUF_AT=K` starts every buffer `K` bytes
+//!   past a page's start (otherwise where the allocator puts it);
 //! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
 //! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
 //!   (what rayon's hand-over costs).
@@ -316,6 +318,14 @@ fn wait_until(ready: impl Fn() -> bool, park: bool) {
     }
 }
 
+/// `n` copies of `x`, leaked (the helper's share is `'static`), starting
+/// `at` bytes past a page's start when given (`at` a multiple of 4).
+fn column(x: f32, n: usize, at: Option<usize>) -> &'static mut [f32] {
+    let v = vec![x; n + 1024].leak();
+    let skip = at.map_or(0, |at| (at as isize - v.as_ptr() as isize).rem_euclid(4096) as usize / 4);
+    &mut v[skip..skip + n]
+}
+
 /// The best-effort version with `helper_quarters` of `ab`'s four on the
 /// helper (1: the table's; 0: `ab` whole on the caller).
 fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
@@ -323,7 +333,8 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
     // component, indexed by entity (`C` from entity 10 000, `D` 20 000-30 000,
     // `E` 30 000-40 000), the quarters of `ab` side by side, as ecs lays
     // them out; otherwise a `Vec` per quarter and per system's column.
-    let col = |x: f32, n: usize| -> &'static mut [f32] { vec![x; n].leak() };
+    let at: Option<usize> = std::env::var("BUF_AT").ok().and_then(|v| v.parse().ok());
+    let col = |x: f32, n: usize| column(x, n, at);
     let (mut ab, cde): (Vec<[&'static mut [f32]; 2]>, [&'static mut [f32]; 4]) = if columns {
         let gap: usize = std::env::var("COL_GAP").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
         let quarters = |x: &'static mut [f32], gap: usize| -> Vec<&'static mut [f32]> {

@@ -5,55 +5,46 @@
 //! `RawPacked` under `Packed`) know which slots hold a value; their typed
 //! shells read and write them.
 //!
-//! A large buffer's first slot lies a few cache lines into its allocation,
-//! a different number for each large buffer (its colour), as jemalloc
-//! offsets large allocations: the allocator maps each large allocation
-//! from the start of a page, plus its header, so that every column of a
-//! fixed context began at the same offset in its page. A loop that stores
-//! to one such column and loads from another then ran at the slowest
-//! distance between them: swapping two arrays of 10 000 `f32` took 1 694 ns
-//! when they started at the same offset in their pages, 1 454-1 497 ns at
-//! half of the other distances (a store seems to hold back loads whose
-//! address matches it in the low 12 bits; `benches/peers/gaps.md`,
-//! schedule, stop 47).
+//! A large buffer starts on a cache line. The allocator maps a large
+//! allocation from a page's start plus a 16-byte header, so a column of a
+//! fixed context began 16 bytes past a line, and a split system's subtasks
+//! ran slower there: `schedule`'s step (two threads, `ab` in quarters of
+//! 10 000 `f32`) took 5.03-5.08 µs against 4.79-4.83 with every large
+//! column on a line, alternated in one quiet phase, the quarter that
+//! starts where another thread's quarter ends 0.2-0.3 µs of that. The same
+//! hand-written loops ran slow with their buffers' starts 16 or 48 bytes
+//! past a line and fast at 0 or 32, whatever their offset in the page
+//! (`benches/peers/gaps.md`, schedule, stop 49; why, without the CPU's
+//! counters here, is not established).
 
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicUsize, Ordering};
 use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
 
-/// Buffers whose first allocation is at least this large get a colour: the
-/// allocator maps them page by page (glibc from 128 KiB; less, and the
-/// offsets the allocator leaves vary anyway).
-const COLOURED_FROM: usize = 64 * 1024;
-/// Colours: the first slot is `colour * LINE` bytes into the allocation
-/// (rounded up to the slots' alignment), `colour < COLOURS`: every line of
-/// a 4 KiB page.
-const COLOURS: usize = 64;
+/// Buffers whose first allocation is at least this large are aligned to
+/// a line: the allocator maps them from a page's start plus its header
+/// (glibc from 128 KiB); a smaller one's place among other allocations
+/// decides its offset anyway.
+const LINED_FROM: usize = 64 * 1024;
+/// A cache line's bytes.
 const LINE: usize = 64;
-/// The colour of the next large buffer, times [`STRIDE`]: consecutive
-/// buffers (the columns of one context, created one after another) lie
-/// 23 lines apart, and the 64 colours come round once every 64 buffers.
-static NEXT_COLOUR: AtomicUsize = AtomicUsize::new(0);
-const STRIDE: usize = 23;
 
 /// `len` slots of `item`'s layout, slot `i` at byte `i * item.size()` of
-/// `ptr`, which is `pad` bytes into the allocation; none initialised as far
-/// as the buffer knows.
+/// `ptr`; none initialised as far as the buffer knows.
 ///
-/// Invariants: when `item.size() * len > 0`, `ptr - pad` is an allocation
-/// of the global allocator with layout [`Slots::array`]`(item, len, pad)`:
-/// `pad + item.size() * len` bytes aligned to `item.align()`, `pad` a
-/// multiple of `item.align()` (and `item.size()` is a multiple of it, as
-/// every type's size is, so each slot is aligned); otherwise `pad` is 0,
-/// `ptr` is dangling, aligned to `item.align()`, and nothing is allocated.
-/// `ptr` is used only as a raw pointer, so writes through copies of it
-/// taken under a shared borrow of the buffer are allowed (they touch the
-/// allocation, not the buffer's fields).
+/// Invariants: `align` is a power of two, at least `item.align()`. When
+/// `item.size() * len > 0`, `ptr` is an allocation of the global allocator
+/// with layout [`Slots::array`]`(item, len, align)` (and `item.size()` is a
+/// multiple of `item.align()`, as every type's size is, so each slot is
+/// aligned); otherwise `ptr` is dangling, aligned to `item.align()`, and
+/// nothing is allocated. `ptr` is used only as a raw pointer, so writes
+/// through copies of it taken under a shared borrow of the buffer are
+/// allowed (they touch the allocation, not the buffer's fields).
 pub(super) struct Slots {
     ptr: NonNull<u8>,
     len: usize,
     item: Layout,
-    pad: usize,
+    /// The allocation's alignment: [`Slots::align_for`] its size.
+    align: usize,
 }
 
 impl Slots {
@@ -66,7 +57,7 @@ impl Slots {
             ptr: NonNull::new(core::ptr::without_provenance_mut(item.align())).expect("an alignment is not zero"),
             len: 0,
             item,
-            pad: 0,
+            align: item.align(),
         };
         slots.grow_to(len);
         slots
@@ -90,66 +81,68 @@ impl Slots {
         self.ptr
     }
 
-    /// The layout of `len` slots after `pad` bytes (which the buffer's
-    /// allocation has when it is not empty).
-    fn array(item: Layout, len: usize, pad: usize) -> Layout {
+    /// The layout of `len` slots aligned to `align`.
+    fn array(item: Layout, len: usize, align: usize) -> Layout {
         item.size()
             .checked_mul(len)
-            .and_then(|size| size.checked_add(pad))
-            .and_then(|size| Layout::from_size_align(size, item.align()).ok())
+            .and_then(|size| Layout::from_size_align(size, align).ok())
             .expect("a component buffer's size overflows `isize`")
     }
 
-    /// The bytes before the first slot of a new allocation of `size` bytes
-    /// for slots aligned to `align`: the next colour's lines for a large
-    /// one (rounded up to `align`; none when `align` is a page or more),
-    /// none for a small one.
-    fn colour(size: usize, align: usize) -> usize {
-        if size < COLOURED_FROM || align >= COLOURS * LINE {
-            return 0;
+    /// The alignment of an allocation of `size` bytes for slots of `item`:
+    /// a line at least when it is large, else the slots' own.
+    fn align_for(item: Layout, size: usize) -> usize {
+        if size >= LINED_FROM {
+            item.align().max(LINE)
+        } else {
+            item.align()
         }
-        let colour = NEXT_COLOUR.fetch_add(1, Ordering::Relaxed).wrapping_mul(STRIDE) % COLOURS;
-        // A multiple of `align` (a power of two below a page): a multiple of
-        // `LINE` when `align <= LINE`, else of `align`, which divides a page.
-        (colour * LINE).next_multiple_of(align) % (COLOURS * LINE)
     }
 
     /// Lengthens the buffer to `len` slots (nothing when it holds as many),
     /// moving the slots' bytes with it; the new slots are uninitialised.
-    /// A buffer keeps the colour of its first allocation.
     #[inline(never)]
     pub(super) fn grow_to(&mut self, len: usize) {
         if len <= self.len {
             return;
         }
-        let slots = Self::array(self.item, len, 0);
-        if slots.size() == 0 {
+        let align = Self::align_for(self.item, Self::array(self.item, len, self.item.align()).size());
+        let new = Self::array(self.item, len, align);
+        if new.size() == 0 {
             // Zero-sized slots: nothing to allocate, the pointer stays.
             self.len = len;
             return;
         }
-        let (ptr, pad) = if self.len == 0 {
-            let pad = Self::colour(slots.size(), self.item.align());
-            let new = Self::array(self.item, len, pad);
-            // SAFETY: `new` has a non-zero size (at least `slots`').
-            let ptr = unsafe { alloc(new) };
-            (NonNull::new(ptr).unwrap_or_else(|| handle_alloc_error(new)), pad)
+        let old = Self::array(self.item, self.len, self.align);
+        let ptr = if old.size() == 0 {
+            // SAFETY: `new` has a non-zero size.
+            unsafe { alloc(new) }
+        } else if align == self.align {
+            // SAFETY: `ptr` was allocated with layout `old` (the invariant,
+            // as `old` has a non-zero size); `new.size()` is non-zero and
+            // fits `isize` once rounded to the alignment (`Layout` checked
+            // it).
+            unsafe { realloc(self.ptr.as_ptr(), old, new.size()) }
         } else {
-            let old = Self::array(self.item, self.len, self.pad);
-            let new = Self::array(self.item, len, self.pad);
-            // SAFETY: `ptr - pad` was allocated with layout `old` (the
-            // invariant, as `old`'s slots take `self.len > 0` times a
-            // non-zero size); `new.size()` is non-zero and fits `isize` once
-            // rounded to the alignment (`Layout` checked it).
-            let ptr = unsafe { realloc(self.ptr.as_ptr().sub(self.pad), old, new.size()) };
-            // On failure `realloc` left the old allocation as it was, which
-            // the buffer still owns (nothing changed yet).
-            (NonNull::new(ptr).unwrap_or_else(|| handle_alloc_error(new)), self.pad)
+            // Grown large: the bytes move to an allocation on a line (the
+            // allocator cannot change an allocation's alignment in place).
+            // SAFETY: `new` has a non-zero size.
+            let moved = unsafe { alloc(new) };
+            if !moved.is_null() {
+                // SAFETY: the old allocation holds `old.size()` bytes (the
+                // invariant), the new one `new.size()`, more (`len` grew),
+                // and a fresh allocation overlaps no other.
+                unsafe { core::ptr::copy_nonoverlapping(self.ptr.as_ptr(), moved, old.size()) };
+                // SAFETY: `ptr` was allocated with layout `old` (the
+                // invariant); it is replaced below and never used again.
+                unsafe { dealloc(self.ptr.as_ptr(), old) };
+            }
+            moved
         };
-        // SAFETY: `pad` bytes are inside the allocation of `pad` plus a
-        // non-zero size.
-        self.ptr = unsafe { ptr.add(pad) };
-        self.pad = pad;
+        // On failure the old allocation is as it was, still the buffer's
+        // (nothing changed yet).
+        self.ptr = NonNull::new(ptr).unwrap_or_else(|| handle_alloc_error(new));
+        self.align = align;
         self.len = len;
     }
 }
@@ -158,11 +151,10 @@ impl Drop for Slots {
     /// Frees the memory; the values in the slots are the owner's to drop
     /// first.
     fn drop(&mut self) {
-        let layout = Self::array(self.item, self.len, self.pad);
+        let layout = Self::array(self.item, self.len, self.align);
         if layout.size() > 0 {
-            // SAFETY: `ptr - pad` was allocated with this layout (the
-            // invariant).
-            unsafe { dealloc(self.ptr.as_ptr().sub(self.pad), layout) };
+            // SAFETY: `ptr` was allocated with this layout (the invariant).
+            unsafe { dealloc(self.ptr.as_ptr(), layout) };
         }
     }
 }
@@ -195,50 +187,58 @@ mod tests {
     }
 
     #[test]
-    fn large_buffers_start_different_numbers_of_lines_into_their_allocations() {
-        // 160 KB each, what the allocator maps from a page's start (plus its
-        // header): without colours, all would begin at the same offset in
-        // their pages. (Where they land depends on the allocator's state,
-        // so the colours themselves are checked.)
-        let buffers: Vec<Slots> = (0..8).map(|_| Slots::new(Layout::new::<f32>(), 40_000)).collect();
-        let mut pads: Vec<usize> = buffers.iter().map(|b| b.pad).collect();
-        assert!(
-            pads.iter().all(|&pad| pad % LINE == 0 && pad < COLOURS * LINE),
-            "pads {pads:?}"
-        );
-        pads.sort_unstable();
-        pads.dedup();
-        // Other tests take colours meanwhile; eight buffers still get several.
-        assert!(pads.len() >= 4, "pads {pads:?}");
+    fn large_buffers_start_on_a_line_and_small_ones_keep_their_alignment() {
+        // 160 KB each, what the allocator maps from a page's start plus its
+        // header, 16 bytes past a line.
+        for _ in 0..8 {
+            let large = Slots::new(Layout::new::<f32>(), 40_000);
+            assert_eq!(large.base().as_ptr() as usize % LINE, 0);
+            assert_eq!(large.align, LINE);
+        }
         let small = Slots::new(Layout::new::<f32>(), 1_000);
-        assert_eq!(small.pad, 0, "small buffers are not coloured");
+        assert_eq!(small.align, 4, "small buffers are not padded out to a line");
+        assert_eq!(small.base().as_ptr() as usize % 4, 0);
     }
 
     #[test]
-    fn coloured_buffers_keep_their_alignment_and_bytes_as_they_grow() {
+    fn a_buffer_grown_large_moves_to_a_line_with_its_bytes() {
+        let mut s = Slots::new(Layout::new::<u64>(), 100);
+        let base = s.base().as_ptr().cast::<u64>();
+        // SAFETY: slots 0 and 99 of `u64`s, aligned.
+        unsafe { (base.write(7), base.add(99).write(9)) };
+        s.grow_to(10_000);
+        assert_eq!(s.align, LINE);
+        let base = s.base().as_ptr().cast::<u64>();
+        assert_eq!(base as usize % LINE, 0);
+        // SAFETY: both were written before the growth, which moved their
+        // bytes; slot 9 999 is in the buffer.
+        unsafe {
+            assert_eq!((base.read(), base.add(99).read()), (7, 9));
+            base.add(9_999).write(1);
+        }
+        s.grow_to(30_000);
+        let base = s.base().as_ptr().cast::<u64>();
+        assert_eq!(base as usize % LINE, 0, "a lined buffer stays lined as it grows");
+        // SAFETY: as above, after a second growth.
+        unsafe { assert_eq!((base.read(), base.add(99).read(), base.add(9_999).read()), (7, 9, 1)) };
+    }
+
+    #[test]
+    fn wider_alignments_are_kept() {
         #[repr(align(256))]
         struct Wide(#[allow(dead_code)] [u8; 256]);
         #[repr(align(4096))]
         struct Paged(#[allow(dead_code)] [u8; 4096]);
-        for _ in 0..4 {
-            let wide = Slots::new(Layout::new::<Wide>(), 1_000);
+        // Small, then grown large (past 64 KiB), then larger.
+        let mut wide = Slots::new(Layout::new::<Wide>(), 1);
+        let mut paged = Slots::new(Layout::new::<Paged>(), 1);
+        for n in [1, 300, 600] {
+            wide.grow_to(n);
             assert_eq!(wide.base().as_ptr() as usize % 256, 0);
-            let paged = Slots::new(Layout::new::<Paged>(), 20);
+            paged.grow_to(n / 10 + 1);
             assert_eq!(paged.base().as_ptr() as usize % 4096, 0);
         }
-        let mut s = Slots::new(Layout::new::<u64>(), 10_000);
-        let base = s.base().as_ptr().cast::<u64>();
-        // SAFETY: slots 0 and 9 999 of `u64`s, aligned.
-        unsafe { (base.write(7), base.add(9_999).write(9)) };
-        s.grow_to(30_000);
-        let base = s.base().as_ptr().cast::<u64>();
-        assert_eq!(base as usize % 8, 0);
-        // SAFETY: both were written before the growth, which moved their
-        // bytes; slot 29 999 is in the buffer.
-        unsafe {
-            assert_eq!((base.read(), base.add(9_999).read()), (7, 9));
-            base.add(29_999).write(1);
-        }
+        assert_eq!((wide.align, paged.align), (256, 4096));
     }
 
     #[test]

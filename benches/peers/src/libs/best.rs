@@ -10,10 +10,13 @@
 //! - frag_iter: every `Data` in one array of 520 (ecs's own layout).
 //! - add_remove: the `B` values and one presence byte per entity, written
 //!   for all entities at once; the system reading `B` tests the bytes.
-//! - heavy_compute: rayon's `par_iter_mut`, as the baseline. Chunks of 50
-//!   entities claimed from a shared counter by the caller and a pool of one
-//!   worker per other core (ecs's way) measured 1.2-1.5x slower than it on
-//!   this loaded 2-core machine, in two 3-run measurements.
+//! - heavy_compute: rayon's `par_chunks_mut` over chunks of 50 entities
+//!   (ecs's subtask size). Plain `par_iter_mut`, as the baseline, took
+//!   1.59-1.67 ms against 1.55-1.56 in 4 alternated rounds (ecs 1.54, one
+//!   core alone 3.06 for all of them; where plain `par_iter_mut` loses the
+//!   time was not traced). Chunks of 50 claimed from a shared counter by
+//!   the caller and a hand-made pool of one worker per other core (ecs's
+//!   way) measured 1.2-1.5x slower than `par_iter_mut` in an earlier stop.
 //! - schedule: three quarters of `ab` (30 000 swaps) on the caller's thread
 //!   while a persistent helper thread runs `cd`, `ce` and the last quarter
 //!   of `ab` (30 000 too), each thread on the same columns every step, so
@@ -29,6 +32,9 @@ use crate::components::*;
 use crate::expect::{self, Check};
 use crate::harness::Bench;
 use crate::workload::{Workload, FRAG_PER_TYPE, FRAG_TYPES, HEAVY, N};
+
+/// heavy_compute's chunk: 50 entities, as ecs's subtasks.
+const HEAVY_CHUNK: usize = 50;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -169,9 +175,9 @@ impl HeavyCompute {
 impl Bench for HeavyCompute {
     fn run(&mut self) {
         self.matrices
-            .par_iter_mut()
-            .zip(self.positions.par_iter_mut())
-            .for_each(|(m, p)| heavy(m, p));
+            .par_chunks_mut(HEAVY_CHUNK)
+            .zip(self.positions.par_chunks_mut(HEAVY_CHUNK))
+            .for_each(|(m, p)| m.iter_mut().zip(p).for_each(|(m, p)| heavy(m, p)));
     }
 
     fn check(&mut self) -> Check {
@@ -429,8 +435,8 @@ impl Bench for Schedule {
 pub const NOTES: &str = "the fastest plain safe Rust we found, no intrinsics: each column built with \
 `vec![value; n]` (simple_insert); the positions of 8 entities staged in a local array, which the compiler moves \
 with vector instructions (simple_iter); every `Data` in one array of 520 (frag_iter); rayon's \
-`par_iter_mut` (heavy_compute: the caller claiming chunks beside a pool of one worker per other core, ecs's way, \
-measured slower here); the `B` \
+`par_chunks_mut` over chunks of 50 entities, ecs's subtask size (heavy_compute: plain `par_iter_mut` measured \
+2-7% slower); the `B` \
 values and one presence byte per entity, each filled at once, the system testing the bytes (add_remove); three \
 quarters of `ab` on the caller's thread while a persistent helper thread runs `cd`, `ce` and the last quarter, \
 30 000 swaps each, each thread on the same columns every step, spinning briefly between steps then sleeping as \

@@ -1,7 +1,7 @@
 //! `schedule`: three systems run by `run_all` on one thread per core (the
 //! caller and a helper); `ab` may overlap `cd` and `ce`, and `ce` runs
 //! after `cd` since both write `C`. `ab` is split every 10 000 entities:
-//! the caller takes its subtasks from the first, the helper from the last
+//! the caller takes its subtasks from the last, the helper from the first
 //! once it has run `cd` and `ce`, so that each thread does about 30 000
 //! swaps, on the same columns every step (they stay in its core's cache).
 //! `ab` unsplit, beside `cd` then `ce`, is measured as a variant.
