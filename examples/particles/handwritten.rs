@@ -111,7 +111,7 @@ impl Handwritten {
 /// thread taking them from the last, the others from the first, until the
 /// two ends meet (so that a thread gets the same pieces from step to step
 /// when the steps take the same time, and the piece that follows another
-/// thread's in memory, slower when the two run at once, is this thread's:
+/// thread's in memory, which runs slower, is this thread's:
 /// `ecs-core/src/schedule/ends.rs`). This thread starts at once and
 /// offers a runner to each other worker (`rayon::join`); a runner no
 /// worker has started by the time this thread has claimed everything is

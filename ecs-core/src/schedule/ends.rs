@@ -11,16 +11,21 @@
 //! keeps three quarters of it on the caller and one on the helper that ran
 //! the short ones (`benches/peers/examples/schedule_threads`).
 //!
-//! Which end is whose matters too: of two subtasks running at once on two
-//! threads, the one whose entities start where the other's end ran slower
+//! Which end is whose matters too: where two threads' subtasks meet in
+//! memory, the one whose entities start where the other's end runs slower
 //! (in `schedule`, medians of 100 000 steps: 1.67 µs for that quarter
-//! against 1.43-1.48 for the others; the hand-written version with its
-//! columns laid out as ecs's showed the same, and a 4 KiB gap between the
-//! quarters removed it where a 64-byte gap did not). With the splitting
-//! thread taking the back, that slower subtask is its last one, and it is
-//! the thread with time to spare: it started the system, where a helper
-//! joins late. The step's median went from 5.16-5.26 µs to 4.95-5.05
-//! (blocks of 500 steps of each order, alternated in one process).
+//! against 1.43-1.48 for the others at stop 48, and 1.52-1.55 against
+//! 1.38-1.40 at stop 49 with the columns on a cache line; the hand-written
+//! version with its columns laid out as ecs's showed the same, also with
+//! the two quarters run one after the other rather than at once, and a
+//! 4 KiB gap between the quarters removed it where a 64-byte gap did not).
+//! With the splitting thread taking the back, that slower subtask is its
+//! last one, and it is the thread with time to spare: it started the
+//! system, where a helper joins late. The step's median went from
+//! 5.16-5.26 µs to 4.95-5.05 (blocks of 500 steps of each order,
+//! alternated in one process); with the columns on a line, the step's
+//! 10th percentile from 4.88-4.93 to 4.77-4.85 (six alternated processes
+//! of each order).
 //!
 //! Built on loom's atomics under `--cfg loom`, where the test below checks
 //! every interleaving of a front and a back claimer.

@@ -388,8 +388,8 @@ impl Team {
     /// that takes it claim indices from the front until the two ends meet.
     ///
     /// Why the caller takes the back: the subtask that starts where
-    /// another thread's ends in memory ran 10-15% slower when the two ran
-    /// at once (measured, its cause not established: see [`Ends`]). The
+    /// another thread's ends in memory ran about 10% slower (measured, its
+    /// cause not established: see [`Ends`]). The
     /// follower is the caller's last subtask this way, and the caller,
     /// which started first, has the time a helper that joins late lacks.
     #[inline(never)]
