@@ -9,21 +9,21 @@
 //! allocation from a page's start plus a 16-byte header, so a column of a
 //! fixed context began 16 bytes past a line, and a split system's subtasks
 //! ran slower there: `schedule`'s step (two threads, `ab` in quarters of
-//! 10 000 `f32`) took 5.03-5.08 µs against 4.79-4.83 with every large
-//! column on a line, alternated in one quiet phase, the quarter that
-//! starts where another thread's quarter ends 0.2-0.3 µs of that. The same
-//! hand-written loops ran slow with their buffers' starts 16 or 48 bytes
-//! past a line and fast at 0 or 32, whatever their offset in the page
-//! (`benches/peers/gaps.md`, schedule, stop 49; why, without the CPU's
-//! counters here, is not established).
+//! 10 000 `f32`) took 5.03-5.08 µs against 4.80-4.85 with every large
+//! column on a line, alternated in one quiet phase (the quarter that
+//! starts where another thread's quarter ends: 1.67 µs against 1.55).
+//! The same hand-written loops ran slow with their buffers' starts 16 or
+//! 48 bytes past a line and fast at 0 or 32, whatever their offset in the
+//! page (`benches/peers/gaps.md`, schedule, stop 49; why, without the
+//! CPU's counters here, is not established).
 
 use core::ptr::NonNull;
 use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
 
-/// Buffers whose first allocation is at least this large are aligned to
-/// a line: the allocator maps them from a page's start plus its header
-/// (glibc from 128 KiB); a smaller one's place among other allocations
-/// decides its offset anyway.
+/// Allocations of at least this many bytes are aligned to a line: the
+/// allocator maps large ones from a page's start plus its header (glibc
+/// from 128 KiB); a smaller one's place among other allocations decides
+/// its offset anyway.
 const LINED_FROM: usize = 64 * 1024;
 /// A cache line's bytes.
 const LINE: usize = 64;
