@@ -389,9 +389,9 @@ impl Team {
     ///
     /// Why the caller takes the back: the subtask that starts where
     /// another thread's ends in memory ran about 10% slower (measured, its
-    /// cause not established: see [`Ends`]). The
-    /// follower is the caller's last subtask this way, and the caller,
-    /// which started first, has the time a helper that joins late lacks.
+    /// cause not established: see [`Ends`]). The follower is the caller's
+    /// last subtask this way, and the caller, which started first, has the
+    /// time a helper that joins late lacks.
     #[inline(never)]
     pub(crate) fn for_each_index(&self, n: usize, f: &(dyn Fn(usize) + Sync)) {
         if n == 0 {

@@ -31,20 +31,18 @@ const LINE: usize = 64;
 /// `len` slots of `item`'s layout, slot `i` at byte `i * item.size()` of
 /// `ptr`; none initialised as far as the buffer knows.
 ///
-/// Invariants: `align` is a power of two, at least `item.align()`. When
-/// `item.size() * len > 0`, `ptr` is an allocation of the global allocator
-/// with layout [`Slots::array`]`(item, len, align)` (and `item.size()` is a
-/// multiple of `item.align()`, as every type's size is, so each slot is
-/// aligned); otherwise `ptr` is dangling, aligned to `item.align()`, and
-/// nothing is allocated. `ptr` is used only as a raw pointer, so writes
-/// through copies of it taken under a shared borrow of the buffer are
-/// allowed (they touch the allocation, not the buffer's fields).
+/// Invariants: when `item.size() * len > 0`, `ptr` is an allocation of the
+/// global allocator with layout [`Slots::array`]`(item, len)` (aligned to
+/// at least `item.align()`, and `item.size()` is a multiple of that, as
+/// every type's size is, so each slot is aligned); otherwise `ptr` is
+/// dangling, aligned to `item.align()`, and nothing is allocated. `ptr` is
+/// used only as a raw pointer, so writes through copies of it taken under
+/// a shared borrow of the buffer are allowed (they touch the allocation,
+/// not the buffer's fields).
 pub(super) struct Slots {
     ptr: NonNull<u8>,
     len: usize,
     item: Layout,
-    /// The allocation's alignment: [`Slots::align_for`] its size.
-    align: usize,
 }
 
 impl Slots {
@@ -57,7 +55,6 @@ impl Slots {
             ptr: NonNull::new(core::ptr::without_provenance_mut(item.align())).expect("an alignment is not zero"),
             len: 0,
             item,
-            align: item.align(),
         };
         slots.grow_to(len);
         slots
@@ -81,22 +78,27 @@ impl Slots {
         self.ptr
     }
 
-    /// The layout of `len` slots aligned to `align`.
-    fn array(item: Layout, len: usize, align: usize) -> Layout {
+    /// The layout of an allocation of `len` slots: aligned to a line at
+    /// least when it is large, else as the slots are.
+    fn array(item: Layout, len: usize) -> Layout {
         item.size()
             .checked_mul(len)
-            .and_then(|size| Layout::from_size_align(size, align).ok())
+            .and_then(|size| {
+                let align = if size >= LINED_FROM {
+                    item.align().max(LINE)
+                } else {
+                    item.align()
+                };
+                Layout::from_size_align(size, align).ok()
+            })
             .expect("a component buffer's size overflows `isize`")
     }
 
-    /// The alignment of an allocation of `size` bytes for slots of `item`:
-    /// a line at least when it is large, else the slots' own.
-    fn align_for(item: Layout, size: usize) -> usize {
-        if size >= LINED_FROM {
-            item.align().max(LINE)
-        } else {
-            item.align()
-        }
+    /// The alignment of the buffer's allocation (of its slots' layout when
+    /// it has none).
+    #[cfg(test)]
+    fn align(&self) -> usize {
+        Self::array(self.item, self.len).align()
     }
 
     /// Lengthens the buffer to `len` slots (nothing when it holds as many),
@@ -106,22 +108,21 @@ impl Slots {
         if len <= self.len {
             return;
         }
-        let align = Self::align_for(self.item, Self::array(self.item, len, self.item.align()).size());
-        let new = Self::array(self.item, len, align);
+        let new = Self::array(self.item, len);
         if new.size() == 0 {
             // Zero-sized slots: nothing to allocate, the pointer stays.
             self.len = len;
             return;
         }
-        let old = Self::array(self.item, self.len, self.align);
+        let old = Self::array(self.item, self.len);
         let ptr = if old.size() == 0 {
             // SAFETY: `new` has a non-zero size.
             unsafe { alloc(new) }
-        } else if align == self.align {
+        } else if new.align() == old.align() {
             // SAFETY: `ptr` was allocated with layout `old` (the invariant,
-            // as `old` has a non-zero size); `new.size()` is non-zero and
-            // fits `isize` once rounded to the alignment (`Layout` checked
-            // it).
+            // as `old` has a non-zero size); `new` keeps its alignment (the
+            // test above), and `new.size()` is non-zero and fits `isize`
+            // once rounded to the alignment (`Layout` checked it).
             unsafe { realloc(self.ptr.as_ptr(), old, new.size()) }
         } else {
             // Grown large: the bytes move to an allocation on a line (the
@@ -142,7 +143,6 @@ impl Slots {
         // On failure the old allocation is as it was, still the buffer's
         // (nothing changed yet).
         self.ptr = NonNull::new(ptr).unwrap_or_else(|| handle_alloc_error(new));
-        self.align = align;
         self.len = len;
     }
 }
@@ -151,7 +151,7 @@ impl Drop for Slots {
     /// Frees the memory; the values in the slots are the owner's to drop
     /// first.
     fn drop(&mut self) {
-        let layout = Self::array(self.item, self.len, self.align);
+        let layout = Self::array(self.item, self.len);
         if layout.size() > 0 {
             // SAFETY: `ptr` was allocated with this layout (the invariant).
             unsafe { dealloc(self.ptr.as_ptr(), layout) };
@@ -193,10 +193,10 @@ mod tests {
         for _ in 0..8 {
             let large = Slots::new(Layout::new::<f32>(), 40_000);
             assert_eq!(large.base().as_ptr() as usize % LINE, 0);
-            assert_eq!(large.align, LINE);
+            assert_eq!(large.align(), LINE);
         }
         let small = Slots::new(Layout::new::<f32>(), 1_000);
-        assert_eq!(small.align, 4, "small buffers are not padded out to a line");
+        assert_eq!(small.align(), 4, "small buffers are not padded out to a line");
         assert_eq!(small.base().as_ptr() as usize % 4, 0);
     }
 
@@ -207,7 +207,7 @@ mod tests {
         // SAFETY: slots 0 and 99 of `u64`s, aligned.
         unsafe { (base.write(7), base.add(99).write(9)) };
         s.grow_to(10_000);
-        assert_eq!(s.align, LINE);
+        assert_eq!(s.align(), LINE);
         let base = s.base().as_ptr().cast::<u64>();
         assert_eq!(base as usize % LINE, 0);
         // SAFETY: both were written before the growth, which moved their
@@ -238,7 +238,7 @@ mod tests {
             paged.grow_to(n / 10 + 1);
             assert_eq!(paged.base().as_ptr() as usize % 4096, 0);
         }
-        assert_eq!((wide.align, paged.align), (256, 4096));
+        assert_eq!((wide.align(), paged.align()), (256, 4096));
     }
 
     #[test]
