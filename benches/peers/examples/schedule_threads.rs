@@ -17,7 +17,9 @@
 //!   indexed by entity, the quarters of `ab` side by side (`COL_GAP=K`
 //!   leaves `K` unused `f32` between them);
 //! - in `best` and `best-columns`, `BUF_AT=K` starts every buffer `K` bytes
-//!   past a page's start (otherwise where the allocator puts it);
+//!   past a page's start (otherwise where the allocator puts it), and
+//!   `DOWN=1` walks each of the caller's quarters in blocks of 64 from its
+//!   last block down (so that its walk ends away from the helper's quarter);
 //! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
 //! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
 //!   (what rayon's hand-over costs).
@@ -139,9 +141,8 @@ fn reset() {
 fn timed(iterations: usize, mut step: impl FnMut()) {
     step();
     reset();
-    let offsets = OFFSETS.get_or_init(|| {
-        core::array::from_fn(|_| Aligned((0..iterations).map(|_| AtomicU64::new(u64::MAX)).collect()))
-    });
+    let offsets = OFFSETS
+        .get_or_init(|| core::array::from_fn(|_| Aligned((0..iterations).map(|_| AtomicU64::new(u64::MAX)).collect())));
     let mut times = Vec::with_capacity(iterations);
     let start = Instant::now();
     for i in 0..iterations {
@@ -270,6 +271,13 @@ fn swap_columns(x: &mut [f32], y: &mut [f32]) {
     }
 }
 
+/// `swap_columns` in blocks of 64 from the last block down.
+fn swap_columns_down(x: &mut [f32], y: &mut [f32]) {
+    for (x, y) in x.chunks_mut(64).rev().zip(y.chunks_mut(64).rev()) {
+        swap_columns(x, y);
+    }
+}
+
 /// The helper's share: `C`, `D`, `C`, `E` of `cd` and `ce`, then its
 /// quarters of `ab`.
 type Share = ([&'static mut [f32]; 4], Vec<[&'static mut [f32]; 2]>);
@@ -322,7 +330,9 @@ fn wait_until(ready: impl Fn() -> bool, park: bool) {
 /// `at` bytes past a page's start when given (`at` a multiple of 4).
 fn column(x: f32, n: usize, at: Option<usize>) -> &'static mut [f32] {
     let v = vec![x; n + 1024].leak();
-    let skip = at.map_or(0, |at| (at as isize - v.as_ptr() as isize).rem_euclid(4096) as usize / 4);
+    let skip = at.map_or(0, |at| {
+        (at as isize - v.as_ptr() as isize).rem_euclid(4096) as usize / 4
+    });
     &mut v[skip..skip + n]
 }
 
@@ -340,7 +350,10 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         let quarters = |x: &'static mut [f32], gap: usize| -> Vec<&'static mut [f32]> {
             x.chunks_mut(N + gap).map(|c| &mut c[..N]).collect()
         };
-        let (a, b) = (quarters(col(0.0, 4 * (N + gap)), gap), quarters(col(1.0, 4 * (N + gap)), gap));
+        let (a, b) = (
+            quarters(col(0.0, 4 * (N + gap)), gap),
+            quarters(col(1.0, 4 * (N + gap)), gap),
+        );
         let [_, _, c_cd, c_ce]: [&'static mut [f32]; 4] = quarters(col(2.0, 4 * N), 0).try_into().expect("4");
         let d = &mut col(3.0, 4 * N)[2 * N..3 * N];
         let e = &mut col(4.0, 4 * N)[3 * N..];
@@ -352,6 +365,7 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         )
     };
     let theirs = ab.split_off(4 - helper_quarters);
+    let down = std::env::var("DOWN").is_ok();
     let shared = Arc::new(Shared {
         cde: Mutex::new((cde, theirs)),
         asked: AtomicU64::new(0),
@@ -377,7 +391,11 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
         for (k, [a, b]) in ab.iter_mut().enumerate() {
-            piece(k, || swap_columns(a, b));
+            if down {
+                piece(k, || swap_columns_down(a, b));
+            } else {
+                piece(k, || swap_columns(a, b));
+            }
         }
         shared.try_run(n);
         wait_until(|| shared.done.load(Ordering::Acquire) >= n, false);
