@@ -1,10 +1,13 @@
 //! The best-effort hand-written version: the movers' positions and
 //! velocities in two dense `Vec`s of their own (what an archetype table
-//! holds), the other entities' positions apart, fillers in a `Vec` per
-//! filler with a presence flag; the churn flips `F0`'s flags.
+//! holds), moved 64 at a time, the other entities' positions apart, fillers
+//! in a `Vec` per filler with a presence flag; the churn flips `F0`'s flags.
 
 use super::*;
 use std::hint::black_box;
+
+/// Movers moved per chunk.
+const CHUNK: usize = 64;
 
 pub struct Frag {
     mover_pos: Vec<Pos>,
@@ -44,7 +47,20 @@ impl Frag {
                 *f = if f.is_some() { None } else { Some(filler(i, 0)) };
             }
         }
-        for (p, v) in self.mover_pos.iter_mut().zip(&self.mover_vel) {
+        // Chunks of `CHUNK` movers as arrays, each moved in a loop of
+        // constant count: as fast as the plain `zip` loop at its best and
+        // at every placement of the code, where the plain loop took 1.8x as
+        // long at 16 of 64 (`examples/move_placement.rs`).
+        let mut ps = self.mover_pos.chunks_exact_mut(CHUNK);
+        let mut vs = self.mover_vel.chunks_exact(CHUNK);
+        for (p, v) in (&mut ps).zip(&mut vs) {
+            let (p, v): (&mut [Pos; CHUNK], &[Vel; CHUNK]) =
+                (p.try_into().expect("a chunk"), v.try_into().expect("a chunk"));
+            for k in 0..CHUNK {
+                advance(&mut p[k], &v[k]);
+            }
+        }
+        for (p, v) in ps.into_remainder().iter_mut().zip(vs.remainder()) {
             advance(p, v);
         }
     }

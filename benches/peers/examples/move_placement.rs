@@ -1,0 +1,190 @@
+//! A diagnosis of the best-effort versions' movement loops (BENCHMARKS.md,
+//! "Where the gaps come from"): `position += velocity` over two arrays of
+//! 10 000 `[f32; W]`, `W` = 2 (the movers of `fragmented`, which has 10 030)
+//! or 3 (`simple_iter`), written several ways, each compiled 64 times with
+//! its body starting `K` bytes past a 64-byte boundary (`place!`, as
+//! `frag_placement.rs` does):
+//!
+//! - `zip`: `iter_mut().zip(..)`, the plain loop;
+//! - `staged8`: chunks of 8 copied to a local array, moved there and copied
+//!   back (the best effort of `simple_iter`);
+//! - `chunksC`: chunks of `C` entities as arrays, each moved in a loop of
+//!   constant count (ecs's blocks have 8).
+//!
+//! Each copy is timed in turn, in rounds; the minimum over rounds of each
+//! copy's mean time is kept, and each form's spread over the 64 placements
+//! printed. `DATA_AT=K` starts both arrays `K` bytes past a 64-byte line
+//! (otherwise where the allocator puts them).
+//!
+//! ```sh
+//! cargo build --release --manifest-path benches/peers/Cargo.toml --example move_placement
+//! benches/peers/target/release/examples/move_placement [ROUNDS]
+//! ```
+
+#[macro_use]
+#[path = "common/place.rs"]
+mod place;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Entities moved per call.
+const N: usize = 10_000;
+
+#[inline(always)]
+fn advance<const W: usize>(p: &mut [f32; W], v: &[f32; W]) {
+    for (p, v) in p.iter_mut().zip(v) {
+        *p += v;
+    }
+}
+
+#[inline(never)]
+fn zip<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    place!(K);
+    for (p, v) in pos.iter_mut().zip(vel) {
+        advance(p, v);
+    }
+}
+
+#[inline(never)]
+fn staged8<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    place!(K);
+    let mut ps = pos.chunks_exact_mut(8);
+    let mut vs = vel.chunks_exact(8);
+    for (p, v) in (&mut ps).zip(&mut vs) {
+        let mut staged: [[f32; W]; 8] = core::array::from_fn(|i| p[i]);
+        for (p, v) in staged.iter_mut().zip(v) {
+            advance(p, v);
+        }
+        p.copy_from_slice(&staged);
+    }
+    for (p, v) in ps.into_remainder().iter_mut().zip(vs.remainder()) {
+        advance(p, v);
+    }
+}
+
+/// Chunks of `C` entities as arrays, each moved in a loop of constant count.
+#[inline(always)]
+fn chunks<const C: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    let mut ps = pos.chunks_exact_mut(C);
+    let mut vs = vel.chunks_exact(C);
+    for (p, v) in (&mut ps).zip(&mut vs) {
+        let (p, v): (&mut [[f32; W]; C], &[[f32; W]; C]) = (p.try_into().unwrap(), v.try_into().unwrap());
+        for k in 0..C {
+            advance(&mut p[k], &v[k]);
+        }
+    }
+    for (p, v) in ps.into_remainder().iter_mut().zip(vs.remainder()) {
+        advance(p, v);
+    }
+}
+
+#[inline(never)]
+fn chunks8<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    place!(K);
+    chunks::<8, W>(pos, vel);
+}
+
+#[inline(never)]
+fn chunks32<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    place!(K);
+    chunks::<32, W>(pos, vel);
+}
+
+#[inline(never)]
+fn chunks64<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
+    place!(K);
+    chunks::<64, W>(pos, vel);
+}
+
+/// Calls timed per measurement of one copy.
+const ITERATIONS: usize = 4_000;
+
+/// Mean nanoseconds per call of `f`.
+fn time(mut f: impl FnMut()) -> f64 {
+    for _ in 0..ITERATIONS / 10 {
+        f();
+    }
+    let t = Instant::now();
+    for _ in 0..ITERATIONS {
+        f();
+    }
+    t.elapsed().as_secs_f64() * 1e9 / ITERATIONS as f64
+}
+
+/// The minimum, median and maximum of `xs`.
+fn spread(xs: &[f64]) -> (f64, f64, f64) {
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    (s[0], s[s.len() / 2], s[s.len() - 1])
+}
+
+/// One form's copy: moves `pos` by `vel`.
+type MoveFn<const W: usize> = fn(&mut [[f32; W]], &[[f32; W]]);
+
+const NAMES: [&str; 5] = ["zip", "staged8", "chunks8", "chunks32", "chunks64"];
+
+/// Every form's 64 copies for elements of `W` floats.
+macro_rules! forms {
+    ($w:literal: $($k:literal)*) => {
+        [
+            [$(zip::<$k, $w> as MoveFn<$w>),*],
+            [$(staged8::<$k, $w> as MoveFn<$w>),*],
+            [$(chunks8::<$k, $w> as MoveFn<$w>),*],
+            [$(chunks32::<$k, $w> as MoveFn<$w>),*],
+            [$(chunks64::<$k, $w> as MoveFn<$w>),*],
+        ]
+    };
+}
+
+/// Times every form's copies over two arrays of `[f32; W]` and prints their
+/// spreads.
+fn run<const W: usize>(rounds: usize, forms: &[[MoveFn<W>; 64]; 5]) {
+    let at: Option<usize> = std::env::var("DATA_AT").ok().and_then(|v| v.parse().ok());
+    let elem = 4 * W;
+    let place_at = |v: &Vec<[f32; W]>| -> core::ops::Range<usize> {
+        // The first element at `at` past a line, if an element boundary is
+        // there (`at` a multiple of `4 * W` apart from where the buffer
+        // starts, within 16 lines).
+        let skip = at.map_or(0, |at| {
+            (0..16 * 64 / 4)
+                .find(|&s| (v.as_ptr() as usize + s * elem) % 64 == at % 64)
+                .expect("an element boundary at that offset")
+        });
+        skip..skip + N
+    };
+    let mut pos_buf: Vec<[f32; W]> = (0..N + 256).map(|i| [i as f32; W]).collect();
+    let vel_buf: Vec<[f32; W]> = (0..N + 256).map(|i| [i as f32 * 1e-3; W]).collect();
+    let (pr, vr) = (place_at(&pos_buf), place_at(&vel_buf));
+    let pos = &mut pos_buf[pr];
+    let vel = &vel_buf[vr];
+    println!(
+        "[f32; {W}]: positions {} bytes past a line, velocities {}",
+        pos.as_ptr() as usize % 64,
+        vel.as_ptr() as usize % 64
+    );
+    let mut ns = [[f64::INFINITY; 64]; 5];
+    for _ in 0..rounds {
+        for k in 0..64 {
+            for (f, form) in forms.iter().enumerate() {
+                ns[f][k] = ns[f][k].min(time(|| form[k](black_box(&mut *pos), black_box(vel))));
+            }
+        }
+    }
+    black_box(&pos);
+    for (f, name) in NAMES.iter().enumerate() {
+        let (lo, mid, hi) = spread(&ns[f]);
+        let slow = ns[f].iter().filter(|&&x| x > lo * 1.1).count();
+        println!("  {name:8}: min {lo:.0} ns, median {mid:.0}, max {hi:.0}; {slow} of 64 placements over 1.1x the min");
+    }
+}
+
+fn main() {
+    let rounds: usize = std::env::args().nth(1).map_or(3, |s| s.parse().unwrap());
+    let two = forms!(2: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    run::<2>(rounds, &two);
+    let three = forms!(3: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+    run::<3>(rounds, &three);
+}
