@@ -16,6 +16,11 @@
 //! printed. `DATA_AT=K` starts both arrays `K` bytes past a 64-byte line
 //! (otherwise where the allocator puts them).
 //!
+//! Then ecs's walk of the same `[f32; 2]` move: `fragmented`'s system
+//! (`for_each::<(&mut Pos, &Vel)>`, run by `run_all` on one thread) over
+//! 10 000 entities, its body placed likewise, with the step's fixed cost
+//! (a step moving 8 entities) to set apart.
+//!
 //! ```sh
 //! cargo build --release --manifest-path benches/peers/Cargo.toml --example move_placement
 //! benches/peers/target/release/examples/move_placement [ROUNDS]
@@ -25,8 +30,111 @@
 #[path = "common/place.rs"]
 mod place;
 
+use ecs::{Data, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// A position, as `fragmented`'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pos(pub [f32; 2]);
+/// A velocity, as `fragmented`'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Vel(pub [f32; 2]);
+
+ecs::declare_context! {
+    pub context Movers {
+        settings { entities: fixed(10_000), threads: 1 }
+        components { Pos, Vel: contiguous; }
+        systems { movement: Move { read: [Vel], write: [Pos] } }
+    }
+}
+
+/// Moves every entity through the copy of [`system_body`] `SYSTEM_COPY`
+/// picks.
+#[derive(Default)]
+pub struct Move;
+
+/// Which copy of [`system_body`] the system runs.
+static SYSTEM_COPY: AtomicUsize = AtomicUsize::new(0);
+
+impl System<Movers> for Move {
+    fn process(&self, data: &mut Data<'_, Movers, Self>, _: &()) {
+        SYSTEM_BODIES[SYSTEM_COPY.load(Ordering::Relaxed)](data);
+    }
+}
+
+/// ecs's walk (`fragmented`'s system), its body starting `K` bytes past a
+/// 64-byte boundary.
+#[inline(never)]
+fn system_body<const K: usize>(data: &mut Data<'_, Movers, Move>) {
+    place!(K);
+    data.for_each::<(&mut Pos, &Vel)>(|(p, v)| advance(&mut p.0, &v.0));
+}
+
+type BodyFn = for<'a> fn(&mut Data<'a, Movers, Move>);
+
+macro_rules! bodies {
+    ($($k:literal)*) => { [$(system_body::<$k> as BodyFn),*] };
+}
+
+/// The 64 copies of the system's walk.
+static SYSTEM_BODIES: [BodyFn; 64] = bodies!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+
+/// ecs's `fragmented` system over 10 000 movers, run by `run_all` on one
+/// thread, at each placement; then the step alone (no system selected) to
+/// set its fixed cost apart.
+fn run_ecs(rounds: usize) {
+    let mut world = Movers::new();
+    let first = world.step(|p| {
+        let first = p.spawn((Pos([0.0; 2]), Vel([0.0; 2]))).expect("room");
+        for i in 1..N {
+            p.spawn((Pos([i as f32; 2]), Vel([i as f32 * 1e-3; 2]))).expect("room");
+        }
+        first
+    });
+    let (pa, va) = world.step(|p| {
+        let pa = p.get::<Pos>(first).expect("alive") as *const Pos as usize;
+        let va = p.get::<Vel>(first).expect("alive") as *const Vel as usize;
+        (pa, va)
+    });
+    println!(
+        "ecs: positions {} bytes past a page, velocities {}",
+        pa % 4096,
+        va % 4096
+    );
+    let mut few = Movers::new();
+    few.step(|p| {
+        for i in 0..8 {
+            p.spawn((Pos([i as f32; 2]), Vel([i as f32 * 1e-3; 2]))).expect("room");
+        }
+    });
+    SYSTEM_COPY.store(0, Ordering::Relaxed);
+    let mut few_ns = f64::INFINITY;
+    for _ in 0..rounds {
+        few_ns = few_ns.min(time(|| few.step(|p| p.run_all(&()))));
+    }
+    println!("ecs: a step moving 8 entities {few_ns:.0} ns");
+    let mut ns = [f64::INFINITY; 64];
+    let mut empty = f64::INFINITY;
+    for _ in 0..rounds {
+        for (k, t) in ns.iter_mut().enumerate() {
+            SYSTEM_COPY.store(k, Ordering::Relaxed);
+            *t = t.min(time(|| world.step(|p| p.run_all(&()))));
+        }
+        empty = empty.min(time(|| world.step(|_| ())));
+    }
+    black_box(&world);
+    let (lo, mid, hi) = spread(&ns);
+    let slow = ns.iter().filter(|&&x| x > lo * 1.1).count();
+    println!(
+        "ecs, [f32; 2] (`for_each` in a system, `run_all`): min {lo:.0} ns, median {mid:.0}, max {hi:.0}; \
+         {slow} of 64 placements over 1.1x the min; a step without systems {empty:.0} ns"
+    );
+}
 
 /// Entities moved per call.
 const N: usize = 10_000;
@@ -187,4 +295,5 @@ fn main() {
     let three = forms!(3: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
         32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
     run::<3>(rounds, &three);
+    run_ecs(rounds);
 }
