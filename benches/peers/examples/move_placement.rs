@@ -13,8 +13,9 @@
 //!
 //! Each copy is timed in turn, in rounds; the minimum over rounds of each
 //! copy's mean time is kept, and each form's spread over the 64 placements
-//! printed. `DATA_AT=K` starts both arrays `K` bytes past a 64-byte line
-//! (otherwise where the allocator puts them).
+//! printed. `DATA_AT=K` starts both arrays `K` bytes past a 64-byte line,
+//! `PAGE_AT=P,V` the positions `P` bytes past a page's start and the
+//! velocities `V` (otherwise where the allocator puts them).
 //!
 //! Then ecs's walk of the same `[f32; 2]` move: `fragmented`'s system
 //! (`for_each::<(&mut Pos, &Vel)>`, run by `run_all` on one thread) over
@@ -248,28 +249,39 @@ macro_rules! forms {
 /// Times every form's copies over two arrays of `[f32; W]` and prints their
 /// spreads.
 fn run<const W: usize>(rounds: usize, forms: &[[MoveFn<W>; 64]; 5]) {
+    // `DATA_AT=K`: both arrays start `K` bytes past a 64-byte line;
+    // `PAGE_AT=P,V`: the positions `P` bytes past a page's start and the
+    // velocities `V` (multiples of the element's size apart from where the
+    // buffers start); otherwise where the allocator puts them.
     let at: Option<usize> = std::env::var("DATA_AT").ok().and_then(|v| v.parse().ok());
+    let page_at: Option<(usize, usize)> = std::env::var("PAGE_AT").ok().and_then(|v| {
+        let (p, v) = v.split_once(',')?;
+        Some((p.parse().ok()?, v.parse().ok()?))
+    });
     let elem = 4 * W;
-    let place_at = |v: &Vec<[f32; W]>| -> core::ops::Range<usize> {
-        // The first element at `at` past a line, if an element boundary is
-        // there (`at` a multiple of `4 * W` apart from where the buffer
-        // starts, within 16 lines).
-        let skip = at.map_or(0, |at| {
-            (0..16 * 64 / 4)
-                .find(|&s| (v.as_ptr() as usize + s * elem) % 64 == at % 64)
-                .expect("an element boundary at that offset")
-        });
+    let place_at = |v: &Vec<[f32; W]>, page: Option<usize>| -> core::ops::Range<usize> {
+        let (m, want) = match (page, at) {
+            (Some(p), _) => (4096, p),
+            (None, Some(a)) => (64, a),
+            (None, None) => (1, 0),
+        };
+        let skip = (0..4096)
+            .find(|&s| (v.as_ptr() as usize + s * elem) % m == want % m)
+            .expect("an element boundary at that offset");
         skip..skip + N
     };
-    let mut pos_buf: Vec<[f32; W]> = (0..N + 256).map(|i| [i as f32; W]).collect();
-    let vel_buf: Vec<[f32; W]> = (0..N + 256).map(|i| [i as f32 * 1e-3; W]).collect();
-    let (pr, vr) = (place_at(&pos_buf), place_at(&vel_buf));
+    let mut pos_buf: Vec<[f32; W]> = (0..N + 4096).map(|i| [i as f32; W]).collect();
+    let vel_buf: Vec<[f32; W]> = (0..N + 4096).map(|i| [i as f32 * 1e-3; W]).collect();
+    let (pr, vr) = (
+        place_at(&pos_buf, page_at.map(|p| p.0)),
+        place_at(&vel_buf, page_at.map(|p| p.1)),
+    );
     let pos = &mut pos_buf[pr];
     let vel = &vel_buf[vr];
     println!(
-        "[f32; {W}]: positions {} bytes past a line, velocities {}",
-        pos.as_ptr() as usize % 64,
-        vel.as_ptr() as usize % 64
+        "[f32; {W}]: positions {} bytes past a page, velocities {}",
+        pos.as_ptr() as usize % 4096,
+        vel.as_ptr() as usize % 4096
     );
     let mut ns = [[f64::INFINITY; 64]; 5];
     for _ in 0..rounds {
