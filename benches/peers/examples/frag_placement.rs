@@ -24,11 +24,12 @@
 #[macro_use]
 #[path = "common/place.rs"]
 mod place;
+#[path = "common/timing.rs"]
+mod timing;
 
 use ecs::{Data as Proxy, Entity, PreparedQuery, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 /// The value every entity's `Data` holds and doubles.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,25 +122,6 @@ type BestFn = fn(&mut [Data]);
 /// Steps timed per measurement of one copy.
 const ITERATIONS: usize = 20_000;
 
-/// Mean nanoseconds per call of `step` over `ITERATIONS` calls.
-fn time(mut step: impl FnMut()) -> f64 {
-    for _ in 0..ITERATIONS / 10 {
-        step();
-    }
-    let t = Instant::now();
-    for _ in 0..ITERATIONS {
-        step();
-    }
-    t.elapsed().as_secs_f64() * 1e9 / ITERATIONS as f64
-}
-
-/// The minimum, median and maximum of `xs`.
-fn spread(xs: &[f64]) -> (f64, f64, f64) {
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    (s[0], s[s.len() / 2], s[s.len() - 1])
-}
-
 fn main() {
     let rounds: usize = std::env::args().nth(1).map_or(5, |s| s.parse().unwrap());
     macro_rules! copies {
@@ -168,10 +150,10 @@ fn main() {
     let mut best_ns = [f64::INFINITY; 64];
     for _ in 0..rounds {
         for k in 0..64 {
-            ecs_ns[k] = ecs_ns[k].min(time(|| ecs[k](&mut world, &mut query)));
+            ecs_ns[k] = ecs_ns[k].min(timing::time(ITERATIONS, || ecs[k](&mut world, &mut query)));
             SYSTEM_COPY.store(k, Ordering::Relaxed);
-            system_ns[k] = system_ns[k].min(time(|| world.step(|p| p.run_all(&()))));
-            best_ns[k] = best_ns[k].min(time(|| best[k](black_box(&mut data))));
+            system_ns[k] = system_ns[k].min(timing::time(ITERATIONS, || world.step(|p| p.run_all(&()))));
+            best_ns[k] = best_ns[k].min(timing::time(ITERATIONS, || best[k](black_box(&mut data))));
         }
     }
     black_box((&world, &data));
@@ -191,7 +173,7 @@ fn main() {
         ("best effort", &best_ns[..]),
         ("ecs / best", &ratios[..]),
     ] {
-        let (lo, mid, hi) = spread(xs);
+        let (lo, mid, hi) = timing::spread(xs);
         println!("{name:11}: min {lo:.2}, median {mid:.2}, max {hi:.2} over the 64 placements");
     }
 }

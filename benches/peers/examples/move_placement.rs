@@ -30,11 +30,12 @@
 #[macro_use]
 #[path = "common/place.rs"]
 mod place;
+#[path = "common/timing.rs"]
+mod timing;
 
 use ecs::{Data, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 /// A position, as `fragmented`'s.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,7 +117,7 @@ fn run_ecs(rounds: usize) {
     SYSTEM_COPY.store(0, Ordering::Relaxed);
     let mut few_ns = f64::INFINITY;
     for _ in 0..rounds {
-        few_ns = few_ns.min(time(|| few.step(|p| p.run_all(&()))));
+        few_ns = few_ns.min(timing::time(ITERATIONS, || few.step(|p| p.run_all(&()))));
     }
     println!("ecs: a step moving 8 entities {few_ns:.0} ns");
     let mut ns = [f64::INFINITY; 64];
@@ -124,12 +125,12 @@ fn run_ecs(rounds: usize) {
     for _ in 0..rounds {
         for (k, t) in ns.iter_mut().enumerate() {
             SYSTEM_COPY.store(k, Ordering::Relaxed);
-            *t = t.min(time(|| world.step(|p| p.run_all(&()))));
+            *t = t.min(timing::time(ITERATIONS, || world.step(|p| p.run_all(&()))));
         }
-        empty = empty.min(time(|| world.step(|_| ())));
+        empty = empty.min(timing::time(ITERATIONS, || world.step(|_| ())));
     }
     black_box(&world);
-    let (lo, mid, hi) = spread(&ns);
+    let (lo, mid, hi) = timing::spread(&ns);
     let slow = ns.iter().filter(|&&x| x > lo * 1.1).count();
     println!(
         "ecs, [f32; 2] (`for_each` in a system, `run_all`): min {lo:.0} ns, median {mid:.0}, max {hi:.0}; \
@@ -209,25 +210,6 @@ fn chunks64<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W
 /// Calls timed per measurement of one copy.
 const ITERATIONS: usize = 4_000;
 
-/// Mean nanoseconds per call of `f`.
-fn time(mut f: impl FnMut()) -> f64 {
-    for _ in 0..ITERATIONS / 10 {
-        f();
-    }
-    let t = Instant::now();
-    for _ in 0..ITERATIONS {
-        f();
-    }
-    t.elapsed().as_secs_f64() * 1e9 / ITERATIONS as f64
-}
-
-/// The minimum, median and maximum of `xs`.
-fn spread(xs: &[f64]) -> (f64, f64, f64) {
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    (s[0], s[s.len() / 2], s[s.len() - 1])
-}
-
 /// One form's copy: moves `pos` by `vel`.
 type MoveFn<const W: usize> = fn(&mut [[f32; W]], &[[f32; W]]);
 
@@ -287,13 +269,15 @@ fn run<const W: usize>(rounds: usize, forms: &[[MoveFn<W>; 64]; 5]) {
     for _ in 0..rounds {
         for k in 0..64 {
             for (f, form) in forms.iter().enumerate() {
-                ns[f][k] = ns[f][k].min(time(|| form[k](black_box(&mut *pos), black_box(vel))));
+                ns[f][k] = ns[f][k].min(timing::time(ITERATIONS, || {
+                    form[k](black_box(&mut *pos), black_box(vel))
+                }));
             }
         }
     }
     black_box(&pos);
     for (f, name) in NAMES.iter().enumerate() {
-        let (lo, mid, hi) = spread(&ns[f]);
+        let (lo, mid, hi) = timing::spread(&ns[f]);
         let slow = ns[f].iter().filter(|&&x| x > lo * 1.1).count();
         println!("  {name:8}: min {lo:.0} ns, median {mid:.0}, max {hi:.0}; {slow} of 64 placements over 1.1x the min");
     }
