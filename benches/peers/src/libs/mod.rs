@@ -5,6 +5,7 @@
 mod baseline;
 mod best;
 mod bevy;
+mod chunked;
 mod ecs;
 pub mod fragmented;
 mod gecs;

@@ -4,6 +4,7 @@
 //! in a `Vec` per filler with a presence flag; the churn flips `F0`'s flags.
 
 use super::*;
+use crate::libs::chunked::in_chunks;
 use std::hint::black_box;
 
 /// Movers moved per chunk.
@@ -47,22 +48,8 @@ impl Frag {
                 *f = if f.is_some() { None } else { Some(filler(i, 0)) };
             }
         }
-        // Chunks of `CHUNK` movers as arrays, each moved in a loop of
-        // constant count: as fast as the plain `zip` loop at its best and
-        // at every placement of the code, where the plain loop took 1.8x as
-        // long at 16 of 64 (`examples/move_placement.rs`).
-        let mut ps = self.mover_pos.chunks_exact_mut(CHUNK);
-        let mut vs = self.mover_vel.chunks_exact(CHUNK);
-        for (p, v) in (&mut ps).zip(&mut vs) {
-            let (p, v): (&mut [Pos; CHUNK], &[Vel; CHUNK]) =
-                (p.try_into().expect("a chunk"), v.try_into().expect("a chunk"));
-            for k in 0..CHUNK {
-                advance(&mut p[k], &v[k]);
-            }
-        }
-        for (p, v) in ps.into_remainder().iter_mut().zip(vs.remainder()) {
-            advance(p, v);
-        }
+        // In chunks: see `chunked`.
+        in_chunks::<_, _, CHUNK>(&mut self.mover_pos, &self.mover_vel, advance);
     }
 }
 
