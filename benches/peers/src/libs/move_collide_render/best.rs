@@ -4,8 +4,8 @@
 //! `examples/mcr_passes.rs`, 2 000 passes each, minimum):
 //! - Move goes in chunks of 64 entities as arrays (`chunked`): the plain
 //!   `zip` it was took 1.8x as long at a quarter of the placements of its
-//!   code (`examples/move_placement.rs`, stop 50), and this build's best
-//!   effort read 51.8 µs against the baseline's 46.6. (Staging 8 positions
+//!   code (`examples/move_placement.rs`, stop 50); in stop 50's first run
+//!   the best effort read 51.8 µs against the plain baseline's 46.6. (Staging 8 positions
 //!   in a local array, as `simple_iter`'s best effort does, was slower
 //!   for these 8-byte positions: 21.7 against 20.7 µs.)
 //! - Collision sums the branch-free 0/1 of each entity; the compiler
