@@ -9,7 +9,8 @@
 //! - `staged8`: chunks of 8 copied to a local array, moved there and copied
 //!   back (the best effort of `simple_iter`);
 //! - `chunksC`: chunks of `C` entities as arrays, each moved in a loop of
-//!   constant count (ecs's blocks have 8).
+//!   constant count (`libs/chunked.rs`, the best efforts' walk; ecs's
+//!   blocks have 8).
 //!
 //! Each copy is timed in turn, in rounds; the minimum over rounds of each
 //! copy's mean time is kept, and each form's spread over the 64 placements
@@ -30,6 +31,10 @@
 #[macro_use]
 #[path = "common/place.rs"]
 mod place;
+/// The best efforts' walk in chunks (the peers binary's module: examples
+/// cannot import a binary's modules).
+#[path = "../src/libs/chunked.rs"]
+mod chunked;
 #[path = "common/timing.rs"]
 mod timing;
 
@@ -173,38 +178,22 @@ fn staged8<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]
     }
 }
 
-/// Chunks of `C` entities as arrays, each moved in a loop of constant count.
-#[inline(always)]
-fn chunks<const C: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
-    let mut ps = pos.chunks_exact_mut(C);
-    let mut vs = vel.chunks_exact(C);
-    for (p, v) in (&mut ps).zip(&mut vs) {
-        let (p, v): (&mut [[f32; W]; C], &[[f32; W]; C]) = (p.try_into().unwrap(), v.try_into().unwrap());
-        for k in 0..C {
-            advance(&mut p[k], &v[k]);
-        }
-    }
-    for (p, v) in ps.into_remainder().iter_mut().zip(vs.remainder()) {
-        advance(p, v);
-    }
-}
-
 #[inline(never)]
 fn chunks8<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
     place!(K);
-    chunks::<8, W>(pos, vel);
+    chunked::in_chunks::<_, _, 8>(pos, vel, advance);
 }
 
 #[inline(never)]
 fn chunks32<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
     place!(K);
-    chunks::<32, W>(pos, vel);
+    chunked::in_chunks::<_, _, 32>(pos, vel, advance);
 }
 
 #[inline(never)]
 fn chunks64<const K: usize, const W: usize>(pos: &mut [[f32; W]], vel: &[[f32; W]]) {
     place!(K);
-    chunks::<64, W>(pos, vel);
+    chunked::in_chunks::<_, _, 64>(pos, vel, advance);
 }
 
 /// Calls timed per measurement of one copy.

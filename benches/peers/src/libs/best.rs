@@ -14,9 +14,10 @@
 //!   (ecs's subtask size). Plain `par_iter_mut`, as the baseline, took
 //!   1.59-1.67 ms against 1.55-1.56 in 3 of 4 alternated rounds (1.77 in
 //!   the fourth, a busy one; ecs 1.54, one core alone 3.06 for all of
-//!   them; where plain `par_iter_mut` loses the time was not traced). Chunks of 50 claimed from a shared counter by
-//!   the caller and a hand-made pool of one worker per other core (ecs's
-//!   way) measured 1.2-1.5x slower than `par_iter_mut` in an earlier stop.
+//!   them; where plain `par_iter_mut` loses the time was not traced).
+//!   Chunks of 50 claimed from a shared counter by the caller and a
+//!   hand-made pool of one worker per other core (ecs's way) measured
+//!   1.2-1.5x slower than `par_iter_mut` in an earlier stop.
 //! - schedule: three quarters of `ab` (30 000 swaps) on the caller's thread
 //!   while a persistent helper thread runs `cd`, `ce` and the last quarter
 //!   of `ab` (30 000 too), each thread on the same columns every step, so
