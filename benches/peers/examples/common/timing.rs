@@ -1,6 +1,6 @@
 //! Timing for the placement drivers (`frag_placement.rs`,
-//! `move_placement.rs`): each copy of a body timed alone, and the spread
-//! of the copies' times.
+//! `move_placement.rs`, `walk_shape.rs`): each copy of a body timed alone,
+//! and the spread of the copies' times.
 
 use std::time::Instant;
 
