@@ -241,3 +241,65 @@ macro_rules! blocks_context {
 blocks_context!(one_thread, entities: fixed(128), threads: 1);
 blocks_context!(two_threads, entities: dynamic(4), threads: 2);
 blocks_context!(serial, entities: fixed(128), inner_parallelism: deny, threads: 2);
+
+/// A 64-byte position, the largest a block stages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideP(pub [u64; 8]);
+/// A 64-byte velocity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WideV(pub [u64; 8]);
+/// Adds `WideV` to `WideP` in blocks, `WideP` staged.
+#[derive(Default)]
+pub struct WideMove;
+
+/// Runs of ids short and long: a run whose blocks hold up to 512 KiB (the
+/// staged values' bytes and as many per element read) is walked with the
+/// staged values handed over as a reference (`block_walk::walk_apart`),
+/// a longer one without; both must visit every entity once with its own
+/// values, from a system and from the step proxy.
+mod long_runs {
+    use super::*;
+
+    ecs::declare_context! {
+        pub context Wide {
+            settings { threads: 1 }
+            components { WideP, WideV: contiguous; }
+            systems { movement: WideMove { read: [WideV], write: [WideP] } }
+        }
+    }
+
+    impl System<Wide> for WideMove {
+        fn process(&self, data: &mut Data<'_, Wide, Self>, _: &()) {
+            data.for_each::<(&mut WideP, &WideV)>(|(p, v)| {
+                for (p, v) in p.0.iter_mut().zip(v.0) {
+                    *p += v;
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn every_entity_moves_once_whatever_the_run_length() {
+        // 4 096 entities of 64 + 64 bytes make 512 KiB: a run of 4 104 is
+        // past the limit, 4 096 at it, 100 well inside.
+        for n in [100u64, 4_096, 4_104] {
+            let mut w = Wide::new();
+            w.step(|p| {
+                p.spawn_batch((0..n).map(|i| (WideP([i; 8]), WideV([1000 + i; 8]))))
+                    .unwrap()
+                    .count()
+            });
+            w.step(|p| p.run_all(&()));
+            // The step proxy's walk in blocks over the same run.
+            w.step(|p| p.for_each::<(&mut WideP, &WideV)>(|(p, v)| p.0[7] += v.0[0]));
+            w.step(|p| {
+                for i in 0..n {
+                    let e = p.handle(EntityId::from_bits(i as u32)).unwrap();
+                    let mut want = [1000 + 2 * i; 8];
+                    want[7] += 1000 + i;
+                    assert_eq!(p.get::<WideP>(e), Some(&WideP(want)), "{n} entities: entity {i}");
+                }
+            });
+        }
+    }
+}

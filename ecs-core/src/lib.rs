@@ -30,6 +30,7 @@ mod access;
 mod arrange;
 mod bitset;
 mod block;
+mod block_walk;
 mod bounds;
 mod column_query;
 mod column_system;

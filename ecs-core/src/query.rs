@@ -105,7 +105,11 @@ pub unsafe trait QueryRights<Cx: ContextDecl, S>: QueryCode<Cx> {}
 /// `ACCESS` lists every component the fetched item borrows, with `true` for
 /// a mutable borrow; `fetch` borrows nothing else, and only for the given id;
 /// a block borrows the same, for the ids of the block, and `block_item`
-/// gives the item of id `start + j`.
+/// gives the item of id `start + j`. `staged_first`, when it gives an
+/// address, gives that of the run's first value of an element that
+/// borrows its component mutably from a linear column (its values side by
+/// side from there, each of the size given); `with_staged_first` changes
+/// only where that element reaches its values.
 // Hidden: the runtime's half of `Query`, which users name instead.
 #[doc(hidden)]
 pub unsafe trait QueryCode<Cx: ContextDecl> {
@@ -214,6 +218,28 @@ pub unsafe trait QueryCode<Cx: ContextDecl> {
     /// `j` is below the block's length.
     #[doc(hidden)]
     unsafe fn block_item<'i>(block: &'i mut Self::Block, j: usize) -> Self::Item<'i>;
+    /// Where the values of the first element whose blocks stage them (see
+    /// `STAGED`) lie in `run`: the address of the run's first one, and the
+    /// size of each; `None` when no element stages. A block walk hands
+    /// these bytes to a function as a reference parameter (`walk_blocks`
+    /// in `proxy/data.rs`), which tells the compiler that the block's
+    /// stores leave every other column alone.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn staged_first(_run: &Self::Run) -> Option<(NonNull<u8>, usize)> {
+        None
+    }
+    /// `run`, with the values of the element `staged_first` names reached
+    /// from `first` (the same address, through another pointer); the
+    /// others as they were.
+    ///
+    /// # Safety
+    /// `first` is the address `staged_first` gave for `run`.
+    #[doc(hidden)]
+    #[inline(always)]
+    unsafe fn with_staged_first(run: Self::Run, _first: NonNull<u8>) -> Self::Run {
+        run
+    }
 }
 
 /// A query that only reads components no subtask of `S` writes: it may run
@@ -381,6 +407,27 @@ unsafe impl<Cx: ContextDecl, C: Component<Cx>> QueryCode<Cx> for &mut C {
         // SAFETY: `j` is below the block's length (caller).
         unsafe { block.get(j) }
     }
+    #[inline(always)]
+    fn staged_first(run: &Self::Run) -> Option<(NonNull<u8>, usize)> {
+        // A column whose blocks stage is linear: the run holds its first
+        // value's address (`Place`).
+        if Self::STAGED == 1 {
+            Some((run.first.cast(), size_of::<C>()))
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    unsafe fn with_staged_first(run: Self::Run, first: NonNull<u8>) -> Self::Run {
+        if Self::STAGED == 1 {
+            Place {
+                first: first.cast(),
+                ..run
+            }
+        } else {
+            run
+        }
+    }
 }
 
 // SAFETY: accesses nothing. (For any `S`: systems, and the step proxy's
@@ -483,10 +530,39 @@ macro_rules! tuple_query {
                 // SAFETY: forwarded from the caller, element by element.
                 ($(unsafe { <$Q as QueryCode<Cx>>::block_item(&mut block.$i, j) },)+)
             }
+            #[inline(always)]
+            fn staged_first(run: &Self::Run) -> Option<(NonNull<u8>, usize)> {
+                let at = const { first_staged(&[$($Q::STAGED),+]) };
+                $(if $i == at {
+                    return $Q::staged_first(&run.$i);
+                })+
+                None
+            }
+            #[inline(always)]
+            unsafe fn with_staged_first(run: Self::Run, first: NonNull<u8>) -> Self::Run {
+                let at = const { first_staged(&[$($Q::STAGED),+]) };
+                ($(if $i == at {
+                    // SAFETY: `first` is the address this element's
+                    // `staged_first` gave (`staged_first` above, caller).
+                    unsafe { <$Q as QueryCode<Cx>>::with_staged_first(run.$i, first) }
+                } else {
+                    run.$i
+                },)+)
+            }
         }
         // SAFETY: every element is a shared query.
         unsafe impl<Cx: ContextDecl, S, $($Q: SharedQuery<Cx, S>),+> SharedQuery<Cx, S> for ($($Q,)+) {}
     };
+}
+
+/// The index of the first element of a tuple query whose `STAGED` is not
+/// 0 (the length when none is), from the elements' `STAGED`.
+const fn first_staged(staged: &[usize]) -> usize {
+    let mut i = 0;
+    while i < staged.len() && staged[i] == 0 {
+        i += 1;
+    }
+    i
 }
 
 /// The single access of an element query (elements are never tuples),

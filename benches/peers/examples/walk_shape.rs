@@ -2,8 +2,9 @@
 //! (BENCHMARKS.md, "Where the gaps come from", stop 51): `position +=
 //! velocity` over two arrays of 10 000 `[f32; 2]`, at the page offsets of
 //! ecs's columns in `move_placement.rs` (positions 3 520 bytes past a page,
-//! velocities 3 072; `PAGE_AT=P,V` to change them), each form timed in
-//! turn, the minimum over rounds of the mean kept:
+//! velocities 3 072; `PAGE_AT=P,V` to change them; `N=n` for `n`
+//! entities), each form timed in turn, the minimum over rounds of the mean
+//! kept:
 //!
 //! - `asm_ecs`: the instruction order of ecs's block loop (`objdump` of
 //!   `move_placement`'s `system_body`), in assembly: a block's four position
@@ -23,7 +24,10 @@
 //!   pointers come from its columns), nothing tells the compiler that a
 //!   store to a position leaves the later velocities alone;
 //! - `opaque_each`: `opaque_staged` storing each position back right after
-//!   its entity.
+//!   its entity;
+//! - `opaque_one`: `opaque_staged`'s blocks in a function whose one
+//!   reference parameter is the positions' bytes (ecs's walk since stop 51,
+//!   `ecs-core/src/block_walk.rs`).
 //!
 //! ```sh
 //! cargo build --release --manifest-path benches/peers/Cargo.toml --example walk_shape
@@ -153,6 +157,37 @@ fn opaque_refs(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
     }
 }
 
+/// `opaque_staged`'s blocks in a function called with the positions'
+/// bytes as its one reference parameter (`&mut [MaybeUninit<u8>]`), the
+/// positions reached through it, the velocities through the laundered
+/// pointer.
+#[inline(never)]
+fn opaque_one(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
+    let n = pos.len().min(vel.len()) / 8;
+    let p = black_box(pos.as_mut_ptr());
+    let v = black_box(vel.as_ptr());
+    // SAFETY: the positions' bytes, borrowed from `pos` for the call.
+    let bytes = unsafe { core::slice::from_raw_parts_mut(p.cast::<MaybeUninit<u8>>(), n * 64) };
+    one_param(bytes, v, n);
+}
+
+/// `opaque_one`'s walk.
+#[inline(never)]
+fn one_param(bytes: &mut [MaybeUninit<u8>], v: *const [f32; 2], n: usize) {
+    let p = bytes.as_mut_ptr().cast::<[f32; 2]>();
+    for b in 0..n {
+        // SAFETY: as `raw_staged`'s; `bytes` holds `n` blocks of positions.
+        unsafe {
+            let mut buf: [MaybeUninit<[f32; 2]>; 8] = [const { MaybeUninit::uninit() }; 8];
+            ptr::copy_nonoverlapping(p.add(8 * b), buf.as_mut_ptr().cast(), 8);
+            for (j, x) in buf.iter_mut().enumerate() {
+                advance(x.assume_init_mut(), &*v.add(8 * b + j));
+            }
+            ptr::copy_nonoverlapping(buf.as_ptr().cast(), p.add(8 * b), 8);
+        }
+    }
+}
+
 /// ecs's instruction order, in assembly: 4 loads, 4 load-adds, 4 stores.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
@@ -271,8 +306,10 @@ fn main() {
             Some((p.parse().ok()?, v.parse().ok()?))
         })
         .unwrap_or((3520, 3072));
-    let mut pos_buf: Vec<[f32; 2]> = (0..N + 4096).map(|i| [i as f32; 2]).collect();
-    let vel_buf: Vec<[f32; 2]> = (0..N + 4096).map(|i| [i as f32 * 1e-3; 2]).collect();
+    // `N=n`: `n` entities instead.
+    let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(N);
+    let mut pos_buf: Vec<[f32; 2]> = (0..n + 4096).map(|i| [i as f32; 2]).collect();
+    let vel_buf: Vec<[f32; 2]> = (0..n + 4096).map(|i| [i as f32 * 1e-3; 2]).collect();
     // The first element of `v` at `want` bytes past a page.
     let skip = |v: usize, want: usize| {
         (0..4096)
@@ -281,8 +318,8 @@ fn main() {
     };
     let ps = skip(pos_buf.as_ptr() as usize, page_at.0);
     let vs = skip(vel_buf.as_ptr() as usize, page_at.1);
-    let pos = &mut pos_buf[ps..ps + N];
-    let vel = &vel_buf[vs..vs + N];
+    let pos = &mut pos_buf[ps..ps + n];
+    let vel = &vel_buf[vs..vs + n];
     println!(
         "positions {} bytes past a page, velocities {}",
         pos.as_ptr() as usize % 4096,
@@ -299,6 +336,7 @@ fn main() {
         ("opaque_staged", vec![opaque_staged]),
         ("opaque_each", vec![opaque_each]),
         ("opaque_refs", vec![opaque_refs]),
+        ("opaque_one", vec![opaque_one]),
     ]);
     let mut ns: Vec<Vec<f64>> = forms.iter().map(|(_, c)| vec![f64::INFINITY; c.len()]).collect();
     for _ in 0..rounds {

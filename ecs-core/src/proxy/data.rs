@@ -2,7 +2,7 @@
 
 use crate::access::{CanRead, CanReadResource, CanReadShared, CanWrite, CanWriteResource, DependsOn};
 use crate::bitset::ComponentSet;
-use crate::block::BLOCK;
+use crate::block_walk;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl, SystemOf};
 use crate::handle::{Entity, EntityId};
@@ -1100,7 +1100,7 @@ impl<Cx: ContextDecl, S, Q: Query<Cx, S>> ValidQuery<Cx, S, Q> {
 }
 
 /// Calls `f` for the first `len / BLOCK * BLOCK` entities of the run at
-/// `place`, a block at a time (see `block`), and returns how many that is.
+/// `place`, a block at a time (`block_walk`), and returns how many that is.
 /// One function for both walks of runs, called only when `BLOCKS`.
 ///
 /// # Safety
@@ -1116,23 +1116,10 @@ unsafe fn walk_blocks<'a, Cx: ContextDecl, S: SystemOf<Cx>, Q: Query<Cx, S>>(
     len: usize,
     f: &mut impl Visit<'a, Cx, S, Q>,
 ) -> usize {
-    // Counted in blocks, and the count of entities computed after the loop:
-    // a counter of entities kept in the loop cost the compiler two more
-    // additions per block (simple_iter's 1 250 blocks).
-    let blocks = len / BLOCK;
-    for b in 0..blocks {
-        // SAFETY: the ids up to the block's last, `start + (b + 1) * BLOCK
-        // - 1`, are within the run (`(b + 1) * BLOCK <= len`) and have the
-        // caller's guarantees. The block lives for this iteration only,
-        // during which only its items reach the values it borrows.
-        let mut block = unsafe { Q::block(place, b * BLOCK) };
-        for j in 0..BLOCK {
-            // SAFETY: `j < BLOCK`.
-            let item = unsafe { Q::block_item(&mut block, j) };
-            f.visit(view, item);
-        }
-    }
-    blocks * BLOCK
+    // SAFETY: the caller's guarantees are `walk_blocks`'s: the ids are the
+    // subtask's, which only it touches, and the view `f` gets cannot reach
+    // the values `Q` borrows but through its items (`walk_body!`).
+    unsafe { block_walk::walk_blocks::<Cx, Q>(place, len, &mut |item| f.visit(view, item)) }
 }
 
 /// The length of the run of consecutive ids that `ids` (strictly

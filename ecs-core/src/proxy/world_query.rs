@@ -13,7 +13,8 @@
 
 use crate::access::{CanRead, CanReadShared, CanWrite};
 use crate::bitset::ComponentSet;
-use crate::block::{BLOCK, CHUNK};
+use crate::block::CHUNK;
+use crate::block_walk::walk_blocks;
 use crate::context::Context;
 use crate::decl::{Component, ContextDecl};
 use crate::entity::Entities;
@@ -198,20 +199,8 @@ pub(crate) unsafe fn walk_run<Cx: ContextDecl, Q: Query<Cx, Exclusive<Cx>>>(
     let len = run.len();
     let mut done = 0;
     if blocks {
-        // Counted in blocks, as `Data::walk` does.
-        let blocks = len / BLOCK;
-        for b in 0..blocks {
-            // SAFETY: the ids up to `run.start + (b + 1) * BLOCK` are ids of
-            // the run (`(b + 1) * BLOCK <= len`), so the caller's guarantees
-            // hold for each; the block lives for this iteration only, during
-            // which only its items reach the values.
-            let mut block = unsafe { Q::block(&place, b * BLOCK) };
-            for j in 0..BLOCK {
-                // SAFETY: `j < BLOCK`.
-                f(unsafe { Q::block_item(&mut block, j) });
-            }
-        }
-        done = blocks * BLOCK;
+        // SAFETY: the caller's guarantees, for the ids of the run.
+        done = unsafe { walk_blocks::<Cx, Q>(&place, len, f) };
     }
     if !blocks && Q::IN_CHUNKS {
         // Chunks of `CHUNK` ids, each a loop of fixed count (see `CHUNK`).
