@@ -252,10 +252,11 @@ pub struct WideV(pub [u64; 8]);
 #[derive(Default)]
 pub struct WideMove;
 
-/// Runs of ids short and long, of the largest values a block stages,
-/// walked with the staged values handed over as a reference
-/// (`block_walk::walk_apart`): every entity once with its own values, from
-/// a system and from the step proxy.
+/// Runs of ids short and long: a run whose blocks hold up to 512 KiB (the
+/// staged values' bytes and as many per element read) is walked with the
+/// staged values handed over as a reference (`block_walk::walk_apart`),
+/// a longer one without; both must visit every entity once with its own
+/// values, from a system and from the step proxy.
 mod long_runs {
     use super::*;
 
@@ -279,7 +280,8 @@ mod long_runs {
 
     #[test]
     fn every_entity_moves_once_whatever_the_run_length() {
-        // Whole blocks, a partial last one, and a run of 512 KiB and more.
+        // 4 096 entities of 64 + 64 bytes make 512 KiB: a run of 4 104 is
+        // past the limit, 4 096 at it, 100 well inside.
         for n in [100u64, 4_096, 4_104] {
             let mut w = Wide::new();
             w.step(|p| {

@@ -20,7 +20,10 @@
 //! Since stop 51 a large buffer is aligned to a page and starts a
 //! [`color`] past it, a different offset for each buffer made in a row, so
 //! that a context's columns do not all start at the same offset in their
-//! pages (see `color` for what that cost).
+//! pages (see `color` for what that cost a block walk). Stop 47 had
+//! colours for `schedule`'s swaps, whose gain stop 48 did not reproduce;
+//! stop 49 removed them with the slow 16 bytes past a line they left
+//! (`benches/peers/gaps.md`). These are on a line.
 
 use core::ptr::NonNull;
 use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
