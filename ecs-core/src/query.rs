@@ -221,8 +221,8 @@ pub unsafe trait QueryCode<Cx: ContextDecl> {
     /// Where the values of the first element whose blocks stage them (see
     /// `STAGED`) lie in `run`: the address of the run's first one, and the
     /// size of each; `None` when no element stages. A block walk hands
-    /// these bytes to a function as a reference parameter (`walk_blocks`
-    /// in `proxy/data.rs`), which tells the compiler that the block's
+    /// these bytes to a function as a reference parameter (`walk_apart`
+    /// in `block_walk.rs`), which tells the compiler that the block's
     /// stores leave every other column alone.
     #[doc(hidden)]
     #[inline(always)]

@@ -62,24 +62,41 @@ fn chunks8(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
     }
 }
 
-/// ecs's shape: raw pointers, a stack buffer moved in and out.
-#[inline(never)]
-fn raw_staged(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
-    let n = pos.len().min(vel.len()) / 8;
-    let p = pos.as_mut_ptr();
-    let v = vel.as_ptr();
+/// ecs's staged blocks over `n` blocks of positions at `p` and velocities
+/// at `v`, each block moved to a stack buffer and back (`each`: each value
+/// stored back right after its entity instead). Inlined, so that the
+/// compiler knows of the pointers what its caller does.
+///
+/// # Safety
+/// `p` and `v` point to `8 * n` values each, which nothing else reaches
+/// while this runs, and the two do not overlap.
+#[inline(always)]
+unsafe fn staged_blocks<const EACH: bool>(p: *mut [f32; 2], v: *const [f32; 2], n: usize) {
     for b in 0..n {
-        // SAFETY: block `b`'s 8 elements are within both slices (`b < n`);
+        // SAFETY: block `b`'s 8 values are within both arrays (`b < n`);
         // the buffer is a distinct local array, read only once filled.
         unsafe {
             let mut buf: [MaybeUninit<[f32; 2]>; 8] = [const { MaybeUninit::uninit() }; 8];
             ptr::copy_nonoverlapping(p.add(8 * b), buf.as_mut_ptr().cast(), 8);
             for (j, x) in buf.iter_mut().enumerate() {
                 advance(x.assume_init_mut(), &*v.add(8 * b + j));
+                if EACH {
+                    ptr::write(p.add(8 * b + j), x.assume_init());
+                }
             }
-            ptr::copy_nonoverlapping(buf.as_ptr().cast(), p.add(8 * b), 8);
+            if !EACH {
+                ptr::copy_nonoverlapping(buf.as_ptr().cast(), p.add(8 * b), 8);
+            }
         }
     }
+}
+
+/// ecs's shape: raw pointers, a stack buffer moved in and out.
+#[inline(never)]
+fn raw_staged(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
+    let n = pos.len().min(vel.len()) / 8;
+    // SAFETY: `n` blocks of each slice, which cannot overlap.
+    unsafe { staged_blocks::<false>(pos.as_mut_ptr(), vel.as_ptr(), n) }
 }
 
 /// `raw_staged` with pointers the compiler cannot trace to the slices (as
@@ -88,38 +105,16 @@ fn raw_staged(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
 #[inline(never)]
 fn opaque_staged(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
     let n = pos.len().min(vel.len()) / 8;
-    let p = black_box(pos.as_mut_ptr());
-    let v = black_box(vel.as_ptr());
-    for b in 0..n {
-        // SAFETY: as `raw_staged`'s (the same pointers, laundered).
-        unsafe {
-            let mut buf: [MaybeUninit<[f32; 2]>; 8] = [const { MaybeUninit::uninit() }; 8];
-            ptr::copy_nonoverlapping(p.add(8 * b), buf.as_mut_ptr().cast(), 8);
-            for (j, x) in buf.iter_mut().enumerate() {
-                advance(x.assume_init_mut(), &*v.add(8 * b + j));
-            }
-            ptr::copy_nonoverlapping(buf.as_ptr().cast(), p.add(8 * b), 8);
-        }
-    }
+    // SAFETY: as `raw_staged`'s (the same pointers, laundered).
+    unsafe { staged_blocks::<false>(black_box(pos.as_mut_ptr()), black_box(vel.as_ptr()), n) }
 }
 
 /// `opaque_staged`, each value stored back right after its entity.
 #[inline(never)]
 fn opaque_each(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
     let n = pos.len().min(vel.len()) / 8;
-    let p = black_box(pos.as_mut_ptr());
-    let v = black_box(vel.as_ptr());
-    for b in 0..n {
-        // SAFETY: as `raw_staged`'s (the same pointers, laundered).
-        unsafe {
-            let mut buf: [MaybeUninit<[f32; 2]>; 8] = [const { MaybeUninit::uninit() }; 8];
-            ptr::copy_nonoverlapping(p.add(8 * b), buf.as_mut_ptr().cast(), 8);
-            for (j, x) in buf.iter_mut().enumerate() {
-                advance(x.assume_init_mut(), &*v.add(8 * b + j));
-                ptr::write(p.add(8 * b + j), x.assume_init());
-            }
-        }
-    }
+    // SAFETY: as `raw_staged`'s (the same pointers, laundered).
+    unsafe { staged_blocks::<true>(black_box(pos.as_mut_ptr()), black_box(vel.as_ptr()), n) }
 }
 
 /// One block, its two arrays as parameters.
@@ -174,18 +169,9 @@ fn opaque_one(pos: &mut [[f32; 2]], vel: &[[f32; 2]]) {
 /// `opaque_one`'s walk.
 #[inline(never)]
 fn one_param(bytes: &mut [MaybeUninit<u8>], v: *const [f32; 2], n: usize) {
-    let p = bytes.as_mut_ptr().cast::<[f32; 2]>();
-    for b in 0..n {
-        // SAFETY: as `raw_staged`'s; `bytes` holds `n` blocks of positions.
-        unsafe {
-            let mut buf: [MaybeUninit<[f32; 2]>; 8] = [const { MaybeUninit::uninit() }; 8];
-            ptr::copy_nonoverlapping(p.add(8 * b), buf.as_mut_ptr().cast(), 8);
-            for (j, x) in buf.iter_mut().enumerate() {
-                advance(x.assume_init_mut(), &*v.add(8 * b + j));
-            }
-            ptr::copy_nonoverlapping(buf.as_ptr().cast(), p.add(8 * b), 8);
-        }
-    }
+    // SAFETY: as `raw_staged`'s; `bytes` holds `n` blocks of positions,
+    // reached through it alone.
+    unsafe { staged_blocks::<false>(bytes.as_mut_ptr().cast(), v, n) }
 }
 
 /// ecs's instruction order, in assembly: 4 loads, 4 load-adds, 4 stores.
