@@ -71,7 +71,9 @@ pub(crate) unsafe fn walk_blocks<Cx: ContextDecl, Q: QueryCode<Cx>>(
     let blocks = len / BLOCK;
     if blocks > 0 {
         match Q::staged_first(run) {
-            Some((first, size)) if blocks * BLOCK * size * (1 + Q::READS) <= APART_MAX => {
+            // The estimate saturates: on a 32-bit target, a run's bytes
+            // times the elements read may not fit a `usize`.
+            Some((first, size)) if (blocks * BLOCK * size).saturating_mul(1 + Q::READS) <= APART_MAX => {
                 // SAFETY: the staged element's column is linear, so the
                 // values of the blocks' ids lie side by side from `first`,
                 // `size` bytes each, and they are initialised values (bytes
