@@ -20,6 +20,9 @@
 //!   past a page's start (otherwise where the allocator puts it), and
 //!   `DOWN=1` walks each of the caller's quarters in blocks of 64 from its
 //!   last block down (so that its walk ends away from the helper's quarter);
+//!   `MIRROR=1` gives the helper the first quarter and the caller the
+//!   others from the last down (ecs's claim order), and `HELPER_DOWN=1`
+//!   walks the helper's quarter from its last block down;
 //! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
 //! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
 //!   (what rayon's hand-over costs).
@@ -289,6 +292,11 @@ struct Shared {
     claimed: AtomicU64,
     done: AtomicU64,
     quit: AtomicBool,
+    /// `MIRROR`: the helper runs the first quarter, the caller the others
+    /// from the last down.
+    mirror: bool,
+    /// `HELPER_DOWN`: the helper walks its quarter from its last block down.
+    helper_down: bool,
 }
 
 impl Shared {
@@ -302,8 +310,15 @@ impl Shared {
             let ([c, d, c2, e], ab) = &mut *g;
             piece(CD, || swap_columns(c, d));
             piece(CE, || swap_columns(c2, e));
+            // The quarter the helper runs: the last, or with `MIRROR` the
+            // first (ecs's claim order).
+            let q = if self.mirror { 0 } else { 3 };
             for [a, b] in ab {
-                piece(3, || swap_columns(a, b));
+                if self.helper_down {
+                    piece(q, || swap_columns_down(a, b));
+                } else {
+                    piece(q, || swap_columns(a, b));
+                }
             }
             drop(g);
             self.done.store(step, Ordering::Release);
@@ -364,7 +379,13 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
             [col(2.0, N), col(3.0, N), col(2.0, N), col(4.0, N)],
         )
     };
-    let theirs = ab.split_off(4 - helper_quarters);
+    let mirror = std::env::var("MIRROR").is_ok() && helper_quarters == 1;
+    let theirs = if mirror {
+        let rest = ab.split_off(1);
+        core::mem::replace(&mut ab, rest)
+    } else {
+        ab.split_off(4 - helper_quarters)
+    };
     let down = std::env::var("DOWN").is_ok();
     let shared = Arc::new(Shared {
         cde: Mutex::new((cde, theirs)),
@@ -372,6 +393,8 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         claimed: AtomicU64::new(0),
         done: AtomicU64::new(0),
         quit: AtomicBool::new(false),
+        mirror,
+        helper_down: std::env::var("HELPER_DOWN").is_ok(),
     });
     let helper = {
         let shared = shared.clone();
@@ -390,7 +413,16 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
     timed(iterations, || {
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
-        for (k, [a, b]) in ab.iter_mut().enumerate() {
+        // The caller's quarters (with `MIRROR` from the last down, as ecs's
+        // caller claims them), each recorded as its quarter of `ab`.
+        let quarters = ab.len();
+        for j in 0..quarters {
+            let (at, k) = if mirror {
+                (quarters - 1 - j, quarters - j)
+            } else {
+                (j, j)
+            };
+            let [a, b] = &mut ab[at];
             if down {
                 piece(k, || swap_columns_down(a, b));
             } else {
