@@ -22,7 +22,10 @@
 //!   last block down (so that its walk ends away from the helper's quarter);
 //!   `MIRROR=1` gives the helper the first quarter and the caller the
 //!   others from the last down (ecs's claim order), and `HELPER_DOWN=1`
-//!   walks the helper's quarter from its last block down;
+//!   walks the helper's quarter from its last block down; `CHASE=K` has
+//!   the caller write `K` lines at each step's start that the helper reads
+//!   one after another before `cd` (what a chain of reads of lines the
+//!   other core just wrote costs);
 //! - `best-whole`: `ab` whole on the caller, `cd` then `ce` on the helper;
 //! - `join`: `rayon::join(ab, cd)` then `ce` on a rayon pool of two threads
 //!   (what rayon's hand-over costs).
@@ -297,6 +300,17 @@ struct Shared {
     mirror: bool,
     /// `HELPER_DOWN`: the helper walks its quarter from its last block down.
     helper_down: bool,
+    /// `CHASE=K`: `K` lines the caller writes at each step's start, each
+    /// holding the index of the next, which the helper follows before
+    /// `cd` (as ecs's helper follows the published root's template, the
+    /// graph and the step's closure, which its caller wrote that step).
+    chase: Vec<Link>,
+}
+
+/// One line of `CHASE`: the index of the next (`usize::MAX` for none).
+#[repr(align(128))]
+struct Link {
+    next: AtomicUsize,
 }
 
 impl Shared {
@@ -306,6 +320,10 @@ impl Shared {
             .compare_exchange(step - 1, step, Ordering::AcqRel, Ordering::Relaxed)
             .is_ok()
         {
+            let mut at = if self.chase.is_empty() { usize::MAX } else { 0 };
+            while at != usize::MAX {
+                at = self.chase[at].next.load(Ordering::Acquire);
+            }
             let mut g = self.cde.lock().unwrap_or_else(|e| e.into_inner());
             let ([c, d, c2, e], ab) = &mut *g;
             piece(CD, || swap_columns(c, d));
@@ -395,6 +413,11 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         quit: AtomicBool::new(false),
         mirror,
         helper_down: std::env::var("HELPER_DOWN").is_ok(),
+        chase: (0..std::env::var("CHASE").ok().and_then(|v| v.parse().ok()).unwrap_or(0))
+            .map(|_| Link {
+                next: AtomicUsize::new(usize::MAX),
+            })
+            .collect(),
     });
     let helper = {
         let shared = shared.clone();
@@ -411,6 +434,11 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
         })
     };
     timed(iterations, || {
+        let links = shared.chase.len();
+        for (i, link) in shared.chase.iter().enumerate() {
+            link.next
+                .store(if i + 1 < links { i + 1 } else { usize::MAX }, Ordering::Release);
+        }
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
         // The caller's quarters (with `MIRROR` from the last down, as ecs's
