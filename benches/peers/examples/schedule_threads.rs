@@ -433,11 +433,13 @@ fn best_steps(iterations: usize, helper_quarters: usize, columns: bool) {
             shared.try_run(seen + 1);
         })
     };
+    // Outside the step: the caller reads nothing of `shared` for `CHASE`
+    // but the links themselves.
+    let links: &[Link] = &shared.chase;
     timed(iterations, || {
-        let links = shared.chase.len();
-        for (i, link) in shared.chase.iter().enumerate() {
+        for (i, link) in links.iter().enumerate() {
             link.next
-                .store(if i + 1 < links { i + 1 } else { usize::MAX }, Ordering::Release);
+                .store(if i + 1 < links.len() { i + 1 } else { usize::MAX }, Ordering::Release);
         }
         let n = shared.asked.fetch_add(1, Ordering::AcqRel) + 1;
         helper.thread().unpark();
